@@ -1,0 +1,65 @@
+// Package model defines split-potential models, the scoring rule that the exact trellis, greedy and
+// beam search share. A model scores a binary hierarchy H over items X by its log-potential
+//
+//	log φ(X|H) = Σ over internal nodes of log ψ(A, B),
+//
+// where A and B are the item sets of the node's two children. log ψ is symmetric in A and B, and
+// −Inf is a legal value (a split the model forbids); it must flow through every algorithm without
+// producing NaN.
+//
+// Concrete models live in sub-packages (ginkgo for the Ginkgo jet likelihoods).
+package model
+
+import (
+	"errors"
+
+	"hcbench/algorithms/tree"
+)
+
+// Model is a split-potential model over a fixed list of items 0..Items()−1.
+type Model interface {
+	// Items returns the number of items (leaves).
+	Items() int
+	// NewClusters returns an empty store of cluster summaries holding the Items() singletons.
+	NewClusters() Clusters
+}
+
+// Clusters is a growing store of cluster summaries, so that algorithms can score candidate splits
+// without recomputing what a cluster holds. Ids 0..Items()−1 are the singletons {i}; Merge adds new
+// ids. A Clusters is not safe for concurrent use; make one per goroutine.
+type Clusters interface {
+	// Merge records the union of the disjoint clusters a and b and returns its id.
+	Merge(a, b int) int
+	// LogPsi returns log ψ(a, b), the log-potential of splitting the cluster a∪b into a and b.
+	// Precondition: a and b are disjoint. The value is symmetric in a and b and may be −Inf.
+	LogPsi(a, b int) float64
+}
+
+// TreeLogLikelihood returns the log-potential of t, a binary tree over all the model's items: the
+// sum of log ψ over its internal nodes. It is −Inf when any split is forbidden.
+func TreeLogLikelihood(m Model, t *tree.Tree) (float64, error) {
+	if err := t.Validate(m.Items()); err != nil {
+		return 0, err
+	}
+	if !t.IsBinary() {
+		return 0, ErrNotBinary
+	}
+	c := m.NewClusters()
+	id := make([]int, len(t.Nodes))
+	sum := 0.0
+	for _, v := range t.PostOrder() {
+		nd := t.Nodes[v]
+		if nd.IsLeaf() {
+			id[v] = nd.Item
+			continue
+		}
+		a, b := id[nd.Children[0]], id[nd.Children[1]]
+		sum += c.LogPsi(a, b)
+		id[v] = c.Merge(a, b)
+	}
+	return sum, nil
+}
+
+// ErrNotBinary is returned when a split model is asked to score a tree with a node of more than
+// two children.
+var ErrNotBinary = errors.New("model: a split-potential model scores binary trees only")

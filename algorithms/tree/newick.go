@@ -1,0 +1,195 @@
+package tree
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Newick writes t in Newick format, ending in ";". Leaves are labelled by names[item] when names is
+// non-nil, else by their 0-based item index. Labels that contain Newick punctuation or blanks are
+// single-quoted, with quotes doubled. Internal nodes are unlabelled and there are no branch lengths.
+func (t *Tree) Newick(names []string) string {
+	var b strings.Builder
+	var write func(v int)
+	write = func(v int) {
+		nd := t.Nodes[v]
+		if nd.IsLeaf() {
+			if names != nil {
+				b.WriteString(quoteLabel(names[nd.Item]))
+			} else {
+				b.WriteString(strconv.Itoa(nd.Item))
+			}
+			return
+		}
+		b.WriteByte('(')
+		for i, c := range nd.Children {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			write(c)
+		}
+		b.WriteByte(')')
+	}
+	write(t.Root)
+	b.WriteByte(';')
+	return b.String()
+}
+
+const newickPunctuation = "()[]':;, \t\n\r"
+
+func quoteLabel(s string) string {
+	if s != "" && !strings.ContainsAny(s, newickPunctuation) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// ParseNewick reads a tree written by Newick (or any Newick text without branch lengths on the
+// items' labels). Leaf labels are looked up in names when names is non-nil, else read as 0-based
+// item indices. Internal labels and branch lengths are accepted and ignored. The result is
+// validated against len(names) items, or against the number of leaves when names is nil.
+func ParseNewick(s string, names []string) (*Tree, error) {
+	p := newickParser{s: strings.TrimSpace(s)}
+	if names != nil {
+		p.index = make(map[string]int, len(names))
+		for i, n := range names {
+			p.index[n] = i
+		}
+	}
+	t := &Tree{}
+	root, err := p.node(t)
+	if err != nil {
+		return nil, err
+	}
+	p.skipLabelAndLength()
+	if p.pos >= len(p.s) || p.s[p.pos] != ';' {
+		return nil, p.errorf("want ';' at the end")
+	}
+	if rest := strings.TrimSpace(p.s[p.pos+1:]); rest != "" {
+		return nil, p.errorf("text after ';'")
+	}
+	t.Root = root
+	n := len(names)
+	if names == nil {
+		n = t.Items()
+	}
+	if err := t.Validate(n); err != nil {
+		return nil, fmt.Errorf("newick: %w", err)
+	}
+	return t, nil
+}
+
+type newickParser struct {
+	s     string
+	pos   int
+	index map[string]int
+}
+
+func (p *newickParser) errorf(format string, args ...any) error {
+	return fmt.Errorf("newick: at byte %d: %s", p.pos, fmt.Sprintf(format, args...))
+}
+
+func (p *newickParser) node(t *Tree) (int, error) {
+	if p.pos >= len(p.s) {
+		return 0, p.errorf("unexpected end")
+	}
+	if p.s[p.pos] != '(' {
+		label, err := p.label()
+		if err != nil {
+			return 0, err
+		}
+		p.skipLength()
+		item, err := p.item(label)
+		if err != nil {
+			return 0, err
+		}
+		t.Nodes = append(t.Nodes, Node{Item: item})
+		return len(t.Nodes) - 1, nil
+	}
+	p.pos++ // '('
+	var children []int
+	for {
+		c, err := p.node(t)
+		if err != nil {
+			return 0, err
+		}
+		children = append(children, c)
+		if p.pos >= len(p.s) {
+			return 0, p.errorf("unclosed '('")
+		}
+		if p.s[p.pos] == ',' {
+			p.pos++
+			continue
+		}
+		if p.s[p.pos] == ')' {
+			p.pos++
+			break
+		}
+		return 0, p.errorf("want ',' or ')', got %q", p.s[p.pos])
+	}
+	p.skipLabelAndLength()
+	t.Nodes = append(t.Nodes, Node{Children: children, Item: -1})
+	return len(t.Nodes) - 1, nil
+}
+
+func (p *newickParser) item(label string) (int, error) {
+	if p.index != nil {
+		i, ok := p.index[label]
+		if !ok {
+			return 0, p.errorf("unknown leaf label %q", label)
+		}
+		return i, nil
+	}
+	i, err := strconv.Atoi(label)
+	if err != nil || i < 0 {
+		return 0, p.errorf("leaf label %q is not an item index", label)
+	}
+	return i, nil
+}
+
+func (p *newickParser) label() (string, error) {
+	if p.pos < len(p.s) && p.s[p.pos] == '\'' {
+		var b strings.Builder
+		p.pos++
+		for p.pos < len(p.s) {
+			c := p.s[p.pos]
+			p.pos++
+			if c != '\'' {
+				b.WriteByte(c)
+				continue
+			}
+			if p.pos < len(p.s) && p.s[p.pos] == '\'' {
+				b.WriteByte('\'')
+				p.pos++
+				continue
+			}
+			return b.String(), nil
+		}
+		return "", p.errorf("unclosed quote")
+	}
+	start := p.pos
+	for p.pos < len(p.s) && !strings.ContainsRune(newickPunctuation, rune(p.s[p.pos])) {
+		p.pos++
+	}
+	if p.pos == start {
+		return "", p.errorf("want a leaf label")
+	}
+	return p.s[start:p.pos], nil
+}
+
+func (p *newickParser) skipLabelAndLength() {
+	if p.pos < len(p.s) && (p.s[p.pos] == '\'' || !strings.ContainsRune(newickPunctuation, rune(p.s[p.pos]))) {
+		_, _ = p.label()
+	}
+	p.skipLength()
+}
+
+func (p *newickParser) skipLength() {
+	if p.pos < len(p.s) && p.s[p.pos] == ':' {
+		p.pos++
+		for p.pos < len(p.s) && !strings.ContainsRune("(),;", rune(p.s[p.pos])) {
+			p.pos++
+		}
+	}
+}

@@ -1,0 +1,220 @@
+// Package jets reads and writes jets in hcbench's JSON Lines format: one jet per line, with the
+// dictionary keys of the Ginkgo generator, so that a Ginkgo pickle converts with a few lines of
+// Python (see the README, "Jets format").
+//
+// Required: leaves. Needed for the likelihood: Lambda and pt_cut (the t_cut, a mass² cut, as Ginkgo
+// names it). Optional: LambdaRoot (defaults to Lambda), id, and a known truth tree as tree (child
+// index pairs, [-1,-1] for leaves, Ginkgo node order), content (node 4-momenta) and root_id. Other
+// keys that Ginkgo writes are read where this package knows them and ignored otherwise.
+package jets
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+
+	"hcbench/algorithms/tree"
+)
+
+// Schema is the version of the format written by Write.
+const Schema = 1
+
+// Jet is one jet. Field names follow Ginkgo's dictionary keys.
+type Jet struct {
+	ID         ID           `json:"id,omitempty"`
+	Leaves     [][4]float64 `json:"leaves"`
+	Lambda     float64      `json:"Lambda"`
+	LambdaRoot float64      `json:"LambdaRoot,omitempty"` // 0 means: the same as Lambda
+	TCut       float64      `json:"pt_cut"`
+	Delta0     float64      `json:"Delta_0,omitempty"` // root mass², M²
+	RootID     int          `json:"root_id"`
+	Tree       [][2]int     `json:"tree,omitempty"`
+	Content    [][4]float64 `json:"content,omitempty"`
+	Deltas     []float64    `json:"deltas,omitempty"`
+	LogLH      []float64    `json:"logLH,omitempty"` // per node split log-likelihood, 0 at leaves
+
+	// Provenance written by hcbench's generator; absent in converted Ginkgo pickles.
+	Schema       int    `json:"schema,omitempty"`
+	Generator    string `json:"generator,omitempty"`
+	JetType      string `json:"jet_type,omitempty"`
+	SeedKey      string `json:"seed_key,omitempty"`
+	MinLeaves    int    `json:"min_leaves,omitempty"` // inclusive
+	MaxLeaves    int    `json:"max_leaves,omitempty"` // inclusive (Ginkgo's maxLeaves is this + 1)
+	Tries        int    `json:"tries,omitempty"`      // generator attempts until the leaf count was accepted
+	Likelihood   string `json:"likelihood,omitempty"`
+	RootLambda   string `json:"root_lambda,omitempty"`
+	FlipChildren bool   `json:"flip_children,omitempty"`
+}
+
+// ID is a jet's identifier. It reads a JSON string or integer and writes a string.
+type ID string
+
+// UnmarshalJSON accepts a string or an integer.
+func (id *ID) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*id = ID(s)
+		return nil
+	}
+	var n int64
+	if err := json.Unmarshal(b, &n); err != nil {
+		return errors.New("id must be a string or an integer")
+	}
+	*id = ID(strconv.FormatInt(n, 10))
+	return nil
+}
+
+// RootLambdaOrDefault returns LambdaRoot, or Lambda when LambdaRoot is unset.
+func (j *Jet) RootLambdaOrDefault() float64 {
+	if j.LambdaRoot == 0 {
+		return j.Lambda
+	}
+	return j.LambdaRoot
+}
+
+// HasTruth reports whether the jet carries its generating tree.
+func (j *Jet) HasTruth() bool { return len(j.Tree) > 0 }
+
+// TruthTree returns the generating tree with leaves numbered as in Leaves (depth-first,
+// left-to-right from the root).
+func (j *Jet) TruthTree() (*tree.Tree, error) {
+	if !j.HasTruth() {
+		return nil, errors.New("jet has no tree")
+	}
+	return tree.FromChildren(j.Tree, j.RootID)
+}
+
+// Validate checks what the likelihood and the algorithms rely on.
+func (j *Jet) Validate() error {
+	if len(j.Leaves) == 0 {
+		return errors.New(`missing or empty "leaves"`)
+	}
+	for i, l := range j.Leaves {
+		for _, x := range l {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("leaf %d has a non-finite component", i)
+			}
+		}
+	}
+	if !(j.Lambda > 0) {
+		return errors.New(`"Lambda" must be present and positive`)
+	}
+	if j.LambdaRoot < 0 {
+		return errors.New(`"LambdaRoot" must be positive`)
+	}
+	if !(j.TCut > 0) {
+		return errors.New(`"pt_cut" (the t_cut) must be present and positive`)
+	}
+	if !j.HasTruth() {
+		return nil
+	}
+	n := len(j.Leaves)
+	if len(j.Tree) != 2*n-1 {
+		return fmt.Errorf(`"tree" has %d nodes, want 2n−1 = %d for %d leaves`, len(j.Tree), 2*n-1, n)
+	}
+	if len(j.Content) != 0 && len(j.Content) != len(j.Tree) {
+		return fmt.Errorf(`"content" has %d rows, "tree" %d`, len(j.Content), len(j.Tree))
+	}
+	t, err := j.TruthTree()
+	if err != nil {
+		return fmt.Errorf(`"tree": %w`, err)
+	}
+	if err := t.Validate(n); err != nil {
+		return fmt.Errorf(`"tree": %w`, err)
+	}
+	return nil
+}
+
+// maxLine bounds one jet's line; a 1000-leaf jet with its tree is well under 1 MB.
+const maxLine = 64 << 20
+
+// Read reads jets from r, one per non-blank line. name labels errors, which give the 1-based line
+// number of the first malformed or invalid jet.
+func Read(r io.Reader, name string) ([]Jet, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<16), maxLine)
+	var out []Jet
+	seen := map[ID]int{}
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if line == 1 {
+			b = bytes.TrimPrefix(b, []byte("\ufeff"))
+		}
+		if len(b) == 0 {
+			continue
+		}
+		var j Jet
+		if err := json.Unmarshal(b, &j); err != nil {
+			return nil, fmt.Errorf("%s:%d: not a jet in JSON: %v", name, line, jsonMessage(err))
+		}
+		if err := j.Validate(); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
+		}
+		if j.ID != "" {
+			if prev, dup := seen[j.ID]; dup {
+				return nil, fmt.Errorf("%s:%d: id %q already used on line %d", name, line, j.ID, prev)
+			}
+			seen[j.ID] = line
+		}
+		out = append(out, j)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%s:%d: line longer than %d bytes", name, line+1, maxLine)
+		}
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no jets", name)
+	}
+	return out, nil
+}
+
+// jsonMessage drops encoding/json's Go type names, which mean nothing to a user of the file.
+func jsonMessage(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("field %q has the wrong type (a JSON %s)", te.Field, te.Value)
+	}
+	return err.Error()
+}
+
+// ReadFile reads a jets file; see Read.
+func ReadFile(path string) ([]Jet, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, path)
+}
+
+// Write writes jets to w, one JSON object per line.
+func Write(w io.Writer, js []Jet) error {
+	bw := bufio.NewWriter(w)
+	for i := range js {
+		if err := WriteOne(bw, &js[i]); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// WriteOne writes one jet as one line.
+func WriteOne(w io.Writer, j *Jet) error {
+	b, err := json.Marshal(j)
+	if err != nil {
+		return fmt.Errorf("jet %q: %w", j.ID, err)
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}

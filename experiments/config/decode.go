@@ -1,0 +1,315 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// A Problem is one thing wrong with a config, at a line of its file.
+type Problem struct {
+	File string
+	Line int // 1-based; 0 when the problem has no line
+	Msg  string
+}
+
+func (p Problem) String() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Msg)
+	}
+	return fmt.Sprintf("%s: %s", p.File, p.Msg)
+}
+
+// Problems is every problem found in a config, in line order. It is the error that Load returns
+// for an invalid config, so that a user sees all of them at once.
+type Problems []Problem
+
+func (ps Problems) Error() string {
+	var b strings.Builder
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(p.String())
+	}
+	return b.String()
+}
+
+// decoder decodes YAML nodes into schema structs strictly, collecting problems instead of stopping
+// at the first. Struct fields are described by tags:
+//
+//	yaml:"key"          the key (yaml:",inline" merges an embedded struct's keys)
+//	help:"text"         shown by `help config`
+//	default:"value"     applied when the key is absent, parsed like a YAML scalar
+//	required:"true"     the key must be present
+type decoder struct {
+	file     string
+	problems Problems
+	// failed holds the paths (as in "datasets[0].t_cut") that could not be decoded or are missing,
+	// so that validation does not report them a second time.
+	failed map[string]bool
+}
+
+func (d *decoder) addf(line int, format string, args ...any) {
+	d.problems = append(d.problems, Problem{File: d.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+// fail reports a problem with the value at path and remembers the path as failed.
+func (d *decoder) fail(line int, path, format string, args ...any) {
+	if d.failed == nil {
+		d.failed = map[string]bool{}
+	}
+	d.failed[path] = true
+	d.addf(line, "%s: %s", path, fmt.Sprintf(format, args...))
+}
+
+// field is one key of a schema struct.
+type field struct {
+	key      string
+	index    []int
+	help     string
+	def      string
+	required bool
+	typ      reflect.Type
+}
+
+// fieldsOf lists the keys of a schema struct type, inline structs flattened, in declaration order.
+func fieldsOf(t reflect.Type) []field {
+	var out []field
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		tag := sf.Tag.Get("yaml")
+		if tag == "-" || !sf.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if opts == "inline" {
+			for _, f := range fieldsOf(sf.Type) {
+				f.index = append([]int{i}, f.index...)
+				out = append(out, f)
+			}
+			continue
+		}
+		if name == "" {
+			continue
+		}
+		out = append(out, field{
+			key:      name,
+			index:    []int{i},
+			help:     sf.Tag.Get("help"),
+			def:      sf.Tag.Get("default"),
+			required: sf.Tag.Get("required") == "true",
+			typ:      sf.Type,
+		})
+	}
+	return out
+}
+
+// keyLines maps each key given in a mapping to its line.
+type keyLines map[string]int
+
+// has reports whether key was given.
+func (k keyLines) has(key string) bool { _, ok := k[key]; return ok }
+
+// mapping decodes the mapping node into the struct that out points to. Keys listed in handled are
+// accepted without being decoded (the caller reads them). path names the mapping in messages, as
+// in "datasets[1]". It returns the line of every key given.
+func (d *decoder) mapping(node *yaml.Node, out any, path string, handled ...string) keyLines {
+	v := reflect.ValueOf(out).Elem()
+	fs := fieldsOf(v.Type())
+	lines := keyLines{}
+	if node.Kind != yaml.MappingNode {
+		d.fail(node.Line, orTop(path), "want a mapping of keys to values, got %s", describe(node))
+		return lines
+	}
+	byKey := map[string]field{}
+	var known []string
+	for _, f := range fs {
+		byKey[f.key] = f
+		known = append(known, f.key)
+	}
+	known = append(known, handled...)
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		k, val := node.Content[i], node.Content[i+1]
+		key := k.Value
+		if prev, dup := lines[key]; dup {
+			d.addf(k.Line, "%s: key %q given twice (first on line %d)", orTop(path), key, prev)
+			continue
+		}
+		lines[key] = k.Line
+		if slices.Contains(handled, key) {
+			continue
+		}
+		f, ok := byKey[key]
+		if !ok {
+			d.addf(k.Line, "%s: unknown key %q%s", orTop(path), key, suggest(key, known))
+			continue
+		}
+		d.value(val, v.FieldByIndex(f.index), join(path, key))
+	}
+	for _, f := range fs {
+		if lines.has(f.key) {
+			continue
+		}
+		if f.required {
+			d.fail(node.Line, join(path, f.key), "missing required key")
+			continue
+		}
+		if f.def != "" {
+			d.value(&yaml.Node{Kind: yaml.ScalarNode, Value: f.def, Line: node.Line}, v.FieldByIndex(f.index), join(path, f.key))
+		}
+	}
+	return lines
+}
+
+// nodeDecoder is implemented by schema types that parse their own YAML (for example a beam size
+// given as a number or as a formula in n).
+type nodeDecoder interface {
+	decodeNode(n *yaml.Node) error
+}
+
+func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) {
+	if v.CanAddr() {
+		if nd, ok := v.Addr().Interface().(nodeDecoder); ok {
+			if err := nd.decodeNode(n); err != nil {
+				d.fail(n.Line, path, "%v", err)
+			}
+			return
+		}
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		d.fail(n.Line, path, "no value given")
+		return
+	}
+	switch v.Kind() {
+	case reflect.String:
+		if n.Kind != yaml.ScalarNode {
+			d.fail(n.Line, path, "want a string, got %s", describe(n))
+			return
+		}
+		v.SetString(n.Value)
+	case reflect.Int:
+		x, err := strconv.ParseInt(n.Value, 10, 64)
+		if n.Kind != yaml.ScalarNode || err != nil || x != int64(int(x)) {
+			d.fail(n.Line, path, "want an integer, got %s", describe(n))
+			return
+		}
+		v.SetInt(x)
+	case reflect.Uint64:
+		x, err := strconv.ParseUint(n.Value, 10, 64)
+		if n.Kind != yaml.ScalarNode || err != nil {
+			d.fail(n.Line, path, "want a non-negative integer, got %s", describe(n))
+			return
+		}
+		v.SetUint(x)
+	case reflect.Float64:
+		var x float64
+		if n.Kind != yaml.ScalarNode || (n.Tag != "!!int" && n.Tag != "!!float" && n.Tag != "") || n.Decode(&x) != nil {
+			d.fail(n.Line, path, "want a number, got %s", describe(n))
+			return
+		}
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			d.fail(n.Line, path, "want a finite number, got %s", n.Value)
+			return
+		}
+		v.SetFloat(x)
+	case reflect.Bool:
+		var x bool
+		if n.Kind != yaml.ScalarNode || n.Decode(&x) != nil {
+			d.fail(n.Line, path, "want true or false, got %s", describe(n))
+			return
+		}
+		v.SetBool(x)
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			d.fail(n.Line, path, "want a list, got %s", describe(n))
+			return
+		}
+		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+		for i, e := range n.Content {
+			d.value(e, s.Index(i), fmt.Sprintf("%s[%d]", path, i))
+		}
+		v.Set(s)
+	case reflect.Struct:
+		d.mapping(n, v.Addr().Interface(), path)
+	case reflect.Pointer:
+		p := reflect.New(v.Type().Elem())
+		d.value(n, p.Elem(), path)
+		v.Set(p)
+	default:
+		panic(fmt.Sprintf("config: schema field %s has unsupported type %s", path, v.Type()))
+	}
+}
+
+// describe names what a node holds, for "want X, got Y" messages.
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	if n.Tag == "!!null" {
+		return "nothing"
+	}
+	return strconv.Quote(n.Value)
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func orTop(path string) string {
+	if path == "" {
+		return "config"
+	}
+	return path
+}
+
+// suggest returns ` (did you mean "x"?)` for the known key closest to key, within two edits, or
+// the list of known keys.
+func suggest(key string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := editDistance(key, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	sorted := slices.Clone(known)
+	sort.Strings(sorted)
+	return " (known keys: " + strings.Join(sorted, ", ") + ")"
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,174 @@
+package config
+
+import (
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"text/tabwriter"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// WriteHelp prints every config key with its type, default and meaning, from the schema's tags.
+func WriteHelp(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	p := func(format string, args ...any) { fmt.Fprintf(tw, format, args...) }
+	section := func(title string, t reflect.Type) {
+		p("\n%s\n", title)
+		for _, f := range fieldsOf(t) {
+			p("  %s\t%s\t%s\t%s\n", f.key, typeName(f.typ), defaultText(f), f.help)
+		}
+	}
+	p("Experiment configs are YAML (version %d). Unknown keys are errors, and every problem is reported\n", SchemaVersion)
+	p("with its file and line before any work starts. Paths are relative to the config file.\n")
+	p("Columns: key, type, default, meaning.\n")
+	section("Top level", reflect.TypeFor[Header]())
+	for _, k := range []string{"datasets", "algorithms", "reports"} {
+		p("  %s\t%s\t%s\t%s\n", k, "list", "", listKeys[k])
+	}
+	section("Data set entry (every source)", reflect.TypeFor[datasetKeys]())
+	for _, g := range sortedKeys(generators) {
+		section(fmt.Sprintf("Data set with generator: %s", g), generators[g])
+	}
+	for _, f := range sortedKeys(fileFormats) {
+		var exts []string
+		for e, name := range defaultFormats {
+			if name == f {
+				exts = append(exts, e)
+			}
+		}
+		section(fmt.Sprintf("Data set with file: PATH and format: %s (default for %s)", f, strings.Join(sortedStrings(exts), ", ")), fileFormats[f])
+	}
+	p("\nAlgorithm entry: a name, or a mapping with these keys and the algorithm's parameters\n")
+	for _, f := range fieldsOf(reflect.TypeFor[algorithmKeys]()) {
+		p("  %s\t%s\t%s\t%s\n", f.key, typeName(f.typ), defaultText(f), f.help)
+	}
+	for _, a := range sortedKeys(algorithmParams) {
+		p("\nAlgorithm %s: %s\n", a, algorithmHelp[a])
+		fs := fieldsOf(algorithmParams[a])
+		if len(fs) == 0 {
+			p("  (no parameters)\n")
+		}
+		for _, f := range fs {
+			p("  %s\t%s\t%s\t%s\n", f.key, typeName(f.typ), defaultText(f), f.help)
+		}
+	}
+	p("\nReports\n")
+	for _, r := range ReportNames() {
+		p("  %s\t%s\n", r, reportHelp[r])
+	}
+	return tw.Flush()
+}
+
+func sortedStrings(s []string) []string {
+	m := map[string]bool{}
+	for _, x := range s {
+		m[x] = true
+	}
+	return sortedKeys(m)
+}
+
+func typeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Uint64:
+		return "integer"
+	case reflect.Float64:
+		return "number"
+	case reflect.Bool:
+		return "bool"
+	case reflect.String:
+		return "string"
+	case reflect.Slice:
+		return "list of " + typeName(t.Elem())
+	case reflect.Pointer:
+		return typeName(t.Elem())
+	}
+	return t.Name()
+}
+
+func defaultText(f field) string {
+	switch {
+	case f.required:
+		return "required"
+	case f.def != "":
+		return "default " + f.def
+	}
+	return ""
+}
+
+// ParamsMap returns the resolved parameters of an algorithm or source as a map keyed by config
+// key, for result records.
+func ParamsMap(params any) map[string]any {
+	out := map[string]any{}
+	if params == nil {
+		return out
+	}
+	v := reflect.ValueOf(params)
+	if v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	for _, f := range fieldsOf(v.Type()) {
+		out[f.key] = v.FieldByIndex(f.index).Interface()
+	}
+	return out
+}
+
+// Resolved returns the config as YAML with every default made explicit, keys in schema order.
+// It is what a run directory stores as config.yaml.
+func (c *Config) Resolved() ([]byte, error) {
+	root := &yaml.Node{Kind: yaml.MappingNode}
+	appendStruct(root, reflect.ValueOf(c.Header))
+	ds := &yaml.Node{Kind: yaml.SequenceNode}
+	for _, d := range c.Datasets {
+		m := &yaml.Node{Kind: yaml.MappingNode}
+		appendKV(m, "name", d.Name)
+		if jf, ok := d.Source.(*JetsFile); ok {
+			appendKV(m, "file", jf.Path)
+			appendKV(m, "format", d.Kind)
+		} else {
+			appendKV(m, "generator", d.Kind)
+		}
+		appendStruct(m, reflect.ValueOf(d.Source).Elem())
+		ds.Content = append(ds.Content, m)
+	}
+	as := &yaml.Node{Kind: yaml.SequenceNode}
+	for _, a := range c.Algorithms {
+		m := &yaml.Node{Kind: yaml.MappingNode}
+		appendKV(m, "name", a.Name)
+		appendKV(m, "label", a.Label)
+		appendStruct(m, reflect.ValueOf(a.Params).Elem())
+		as.Content = append(as.Content, m)
+	}
+	rs := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+	for _, r := range c.Reports {
+		rs.Content = append(rs.Content, scalar(r))
+	}
+	root.Content = append(root.Content, scalar("datasets"), ds, scalar("algorithms"), as, scalar("reports"), rs)
+	var b strings.Builder
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(root); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return []byte(b.String()), nil
+}
+
+func scalar(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Value: s} }
+
+func appendKV(m *yaml.Node, key string, value any) {
+	var v yaml.Node
+	if err := v.Encode(value); err != nil {
+		panic(fmt.Sprintf("config: cannot encode %s: %v", key, err)) // schema types always encode
+	}
+	m.Content = append(m.Content, scalar(key), &v)
+}
+
+func appendStruct(m *yaml.Node, v reflect.Value) {
+	for _, f := range fieldsOf(v.Type()) {
+		appendKV(m, f.key, v.FieldByIndex(f.index).Interface())
+	}
+}

@@ -1,0 +1,146 @@
+// Package config is the schema of hcbench experiment configs (YAML, version 1): what every key
+// means, its default, and the checks a config must pass before any work starts. Load decodes a
+// config strictly (unknown keys are errors) and reports every problem at once, each with its file
+// and line. `hcbench help config` prints the schema from the same struct tags that drive decoding.
+package config
+
+import "reflect"
+
+// SchemaVersion is the only config version this build reads.
+const SchemaVersion = 1
+
+// Config is a decoded, validated experiment.
+type Config struct {
+	Header
+	Reports    []string
+	Datasets   []Dataset
+	Algorithms []Algorithm
+
+	// Path is the config file as given; paths inside the config are relative to its directory.
+	Path string
+}
+
+// Header holds the top-level scalar keys.
+type Header struct {
+	Version  int    `yaml:"version" required:"true" help:"config schema version; must be 1"`
+	Name     string `yaml:"name" required:"true" help:"experiment name: names the run directory and every result record (letters, digits, '.', '_', '-')"`
+	Seed     uint64 `yaml:"seed" default:"1" help:"master seed; every data item and every task derives its own random stream from it and a stable key, so results do not depend on worker count or order"`
+	SaveData bool   `yaml:"save_data" default:"false" help:"also write the generated data sets to data/<name>.jsonl in the run directory (the -save-data flag does the same)"`
+}
+
+// listKeys are the top-level keys that hold lists; their entries are described separately.
+var listKeys = map[string]string{
+	"datasets":   "the data sets: a list of entries, each with a name and exactly one of generator or file (below)",
+	"algorithms": "the algorithms: a list of entries, each a name or a mapping {name, label, parameters} (below)",
+	"reports":    "the reports to write into the run directory (below); default: [summary]",
+}
+
+// Dataset is one entry of `datasets`: a name and exactly one source.
+type Dataset struct {
+	Name string
+	Line int
+	// Kind is the generator name or the file format.
+	Kind string
+	// Source is one of *GinkgoSource or *JetsFile, defaults applied.
+	Source any
+
+	lines keyLines
+}
+
+// JetLikelihood chooses the split likelihood for jet data (see ../shared/design/ginkgo.md §5–6).
+type JetLikelihood struct {
+	Likelihood string `yaml:"likelihood" default:"ginkgo2020" help:"split likelihood: ginkgo2020 (the trellis papers' formula) or ginkgo2021 (the exact density of the later generator)"`
+	RootLambda string `yaml:"root_lambda" default:"generative" help:"rate of the root split: generative (λ_root for the split of all leaves, λ elsewhere, as the generator) or uniform (λ everywhere, as ClusterTrellis ab931e8)"`
+}
+
+// GinkgoSource is `generator: ginkgo`: toy jets from the 2020 Ginkgo shower.
+type GinkgoSource struct {
+	Jets         int     `yaml:"jets" required:"true" help:"number of jets"`
+	JetType      string  `yaml:"jet_type" default:"qcd" help:"qcd (mass 30, lambda_root = lambda) or w (mass 80, lambda_root 3.0); sets mass and lambda_root unless they are given"`
+	Mass         float64 `yaml:"mass" help:"root invariant mass M (Δ0 = M²); default from jet_type"`
+	Lambda       float64 `yaml:"lambda" default:"1.5" help:"rate λ of the exponential mass draws of every split but the root's"`
+	LambdaRoot   float64 `yaml:"lambda_root" help:"rate λ_root of the root split; default from jet_type"`
+	TCut         float64 `yaml:"t_cut" required:"true" help:"mass² cut: a node with t ≤ t_cut is a leaf (Ginkgo's pt_cut)"`
+	MinLeaves    int     `yaml:"min_leaves" default:"2" help:"fewest leaves a jet may have (inclusive); jets are drawn by rejection"`
+	MaxLeaves    int     `yaml:"max_leaves" default:"0" help:"most leaves a jet may have (inclusive; Ginkgo's exclusive maxLeaves is this + 1); 0 means no maximum"`
+	MaxTries     int     `yaml:"max_tries" default:"20000" help:"rejection-sampling tries per jet; when they run out the data set fails loudly"`
+	FlipChildren bool    `yaml:"flip_children" default:"false" help:"swap the children of each split with probability ½, as Ginkgo does since June 2021 (changes only the stored order)"`
+	JetLikelihood `yaml:",inline"`
+}
+
+// JetsFile is `file: PATH` with `format: jets` (the default for .jsonl): jets in JSON Lines.
+type JetsFile struct {
+	Path          string `yaml:"-"`
+	Limit         int    `yaml:"limit" default:"0" help:"use only the first limit jets of the file; 0 means all"`
+	JetLikelihood `yaml:",inline"`
+}
+
+// datasetKeys are the keys every data set entry has; the source's own keys come from its struct.
+type datasetKeys struct {
+	Name      string `yaml:"name" required:"true" help:"data set name, unique in the config (letters, digits, '.', '_', '-')"`
+	Generator string `yaml:"generator" help:"generate the data: ginkgo"`
+	File      string `yaml:"file" help:"read the data from this file (relative to the config file)"`
+	Format    string `yaml:"format" help:"file format: jets (the default for .jsonl and .json)"`
+}
+
+// generators maps `generator:` values to their source types.
+var generators = map[string]reflect.Type{
+	"ginkgo": reflect.TypeFor[GinkgoSource](),
+}
+
+// fileFormats maps `format:` values to their source types, and defaultFormats file extensions to
+// formats.
+var (
+	fileFormats = map[string]reflect.Type{
+		"jets": reflect.TypeFor[JetsFile](),
+	}
+	defaultFormats = map[string]string{
+		".jsonl": "jets",
+		".json":  "jets",
+	}
+)
+
+// Algorithm is one entry of `algorithms`: a name, a label (default: the name) that identifies the
+// variant everywhere, and the algorithm's parameters.
+type Algorithm struct {
+	Name  string
+	Label string
+	Line  int
+	// Params points to the algorithm's parameter struct (see algorithmParams), defaults applied.
+	Params any
+
+	lines keyLines
+}
+
+// algorithmKeys are the keys every algorithm mapping has.
+type algorithmKeys struct {
+	Name  string `yaml:"name" required:"true" help:"the algorithm"`
+	Label string `yaml:"label" help:"names this variant in results and reports; default: the name; must be unique"`
+}
+
+// TruthParams: `truth` scores the generating tree of items that have one.
+type TruthParams struct{}
+
+// GreedyParams: `greedy` merges the pair with the largest split likelihood until one cluster is left.
+type GreedyParams struct{}
+
+// algorithmParams maps algorithm names to their parameter types; algorithmHelp says what each does.
+var (
+	algorithmParams = map[string]reflect.Type{
+		"truth":  reflect.TypeFor[TruthParams](),
+		"greedy": reflect.TypeFor[GreedyParams](),
+	}
+	algorithmHelp = map[string]string{
+		"truth":  "scores the generating tree (data sets that have one; other items get no truth task)",
+		"greedy": "greedy agglomeration: merge the pair with the largest split log-likelihood until one cluster is left (ties: trellis.md §6)",
+	}
+)
+
+// reportHelp lists the report names `reports:` accepts.
+var reportHelp = map[string]string{
+	"summary": "per data set and algorithm: items, failures, mean ± std log-likelihood and mean gap to truth (Markdown and CSV)",
+}
+
+// ReportNames returns the report names a config may ask for.
+func ReportNames() []string { return sortedKeys(reportHelp) }
+

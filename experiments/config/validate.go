@@ -1,0 +1,145 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+)
+
+// namePattern keeps names safe in task keys ("dataset=…|item=…") and in file names.
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// validate checks what decoding cannot: ranges, cross-key rules, uniqueness and that data files
+// exist. Each problem points at the line of the key concerned.
+func (d *decoder) validate(cfg *Config, top keyLines) {
+	if !d.failed["version"] && cfg.Version != SchemaVersion {
+		d.addf(top["version"], "version: this hcbench reads config version %d, got %d", SchemaVersion, cfg.Version)
+	}
+	if !d.failed["name"] && !namePattern.MatchString(cfg.Name) {
+		d.addf(top["name"], "name: %q must start with a letter or digit and hold only letters, digits, '.', '_' and '-'", cfg.Name)
+	}
+	if top.has("datasets") && len(cfg.Datasets) == 0 && !d.failed["datasets"] {
+		d.addf(top["datasets"], "datasets: the list is empty")
+	}
+	if top.has("algorithms") && len(cfg.Algorithms) == 0 && !d.failed["algorithms"] {
+		d.addf(top["algorithms"], "algorithms: the list is empty")
+	}
+	names := map[string]int{}
+	for i, ds := range cfg.Datasets {
+		at := func(key string) int {
+			if l, ok := ds.lines[key]; ok {
+				return l
+			}
+			return ds.Line
+		}
+		if d.failed[fmt.Sprintf("datasets[%d].name", i)] {
+			// reported while decoding
+		} else if !namePattern.MatchString(ds.Name) {
+			d.addf(at("name"), "datasets[%d].name: %q must start with a letter or digit and hold only letters, digits, '.', '_' and '-'", i, ds.Name)
+		} else if prev, dup := names[ds.Name]; dup {
+			d.addf(at("name"), "datasets[%d].name: %q is already the name of the data set on line %d", i, ds.Name, prev)
+		} else {
+			names[ds.Name] = at("name")
+		}
+		v := sourceCheck{d: d, i: i, at: at}
+		switch s := ds.Source.(type) {
+		case *GinkgoSource:
+			v.ginkgo(s)
+		case *JetsFile:
+			v.jetLikelihood(s.JetLikelihood)
+			if s.Limit < 0 {
+				v.bad("limit", "must be 0 (all) or positive, got %d", s.Limit)
+			}
+			v.file(cfg, s.Path)
+		}
+	}
+	labels := map[string]int{}
+	for i, a := range cfg.Algorithms {
+		line := a.Line
+		if l, ok := a.lines["label"]; ok {
+			line = l
+		}
+		if !namePattern.MatchString(a.Label) {
+			d.addf(line, "algorithms[%d].label: %q must start with a letter or digit and hold only letters, digits, '.', '_' and '-'", i, a.Label)
+		} else if prev, dup := labels[a.Label]; dup {
+			d.addf(line, "algorithms[%d]: label %q is already used on line %d; give each variant its own label", i, a.Label, prev)
+		} else {
+			labels[a.Label] = line
+		}
+	}
+}
+
+// sourceCheck reports problems of one data set entry at the lines of its keys.
+type sourceCheck struct {
+	d  *decoder
+	i  int
+	at func(key string) int
+}
+
+// bad reports a problem with key unless decoding already reported one.
+func (v sourceCheck) bad(key, format string, args ...any) {
+	path := fmt.Sprintf("datasets[%d].%s", v.i, key)
+	if v.d.failed[path] {
+		return
+	}
+	v.d.fail(v.at(key), path, format, args...)
+}
+
+func (v sourceCheck) ginkgo(g *GinkgoSource) {
+	if g.Jets < 1 {
+		v.bad("jets", "must be at least 1, got %d", g.Jets)
+	}
+	if g.JetType != "qcd" && g.JetType != "w" {
+		v.bad("jet_type", "must be qcd or w, got %q", g.JetType)
+	}
+	if !(g.Mass > 0) {
+		v.bad("mass", "must be positive, got %v", g.Mass)
+	}
+	if !(g.Lambda > 0) {
+		v.bad("lambda", "must be positive, got %v", g.Lambda)
+	}
+	if !(g.LambdaRoot > 0) {
+		v.bad("lambda_root", "must be positive, got %v", g.LambdaRoot)
+	}
+	switch {
+	case !(g.TCut > 0):
+		v.bad("t_cut", "must be positive, got %v (it is a cut on the mass², t ≤ t_cut makes a leaf)", g.TCut)
+	case g.Mass > 0 && g.TCut >= g.Mass*g.Mass:
+		v.bad("t_cut", "%v is not below the root mass² %v, so every jet would be a single leaf", g.TCut, g.Mass*g.Mass)
+	}
+	if g.MinLeaves < 2 {
+		v.bad("min_leaves", "must be at least 2, got %d", g.MinLeaves)
+	}
+	switch {
+	case g.MaxLeaves < 0:
+		v.bad("max_leaves", "must be 0 (no maximum) or positive, got %d", g.MaxLeaves)
+	case g.MaxLeaves > 0 && g.MinLeaves > g.MaxLeaves:
+		v.bad("min_leaves", "%d is greater than max_leaves %d (both are inclusive)", g.MinLeaves, g.MaxLeaves)
+	}
+	if g.MaxTries < 1 {
+		v.bad("max_tries", "must be at least 1, got %d", g.MaxTries)
+	}
+	v.jetLikelihood(g.JetLikelihood)
+}
+
+func (v sourceCheck) jetLikelihood(j JetLikelihood) {
+	if j.Likelihood != "ginkgo2020" && j.Likelihood != "ginkgo2021" {
+		v.bad("likelihood", "must be ginkgo2020 or ginkgo2021, got %q", j.Likelihood)
+	}
+	if j.RootLambda != "generative" && j.RootLambda != "uniform" {
+		v.bad("root_lambda", "must be generative or uniform, got %q", j.RootLambda)
+	}
+}
+
+func (v sourceCheck) file(cfg *Config, p string) {
+	path := cfg.Resolve(p)
+	st, err := os.Stat(path)
+	switch {
+	case err != nil && os.IsNotExist(err):
+		v.bad("file", "%s does not exist (paths are relative to the config file)", path)
+	case err != nil:
+		v.bad("file", "cannot read %s: %v", path, err)
+	case st.IsDir():
+		v.bad("file", "%s is a directory, not a data file", path)
+	}
+}

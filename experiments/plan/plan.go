@@ -1,0 +1,73 @@
+// Package plan expands a config into its task list: one task per (data set item, algorithm
+// variant), in config order, each with a stable key that names it in results, seeds its random
+// stream and joins it across runs.
+package plan
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"hcbench/experiments/config"
+	"hcbench/experiments/inputs"
+)
+
+// Task is one algorithm variant on one data item.
+type Task struct {
+	Key       string
+	Dataset   *inputs.Dataset
+	Item      int // index in Dataset
+	Algorithm config.Algorithm
+}
+
+// Key returns the stable key of a task.
+func Key(dataset, item, label string) string {
+	return "dataset=" + dataset + "|item=" + item + "|algorithm=" + label
+}
+
+// SeedKey returns the key of a task's random stream; data streams use another prefix
+// (inputs.DataKey), so the two never coincide.
+func SeedKey(taskKey string) string { return "task|" + taskKey }
+
+// Plan is an opened config and its tasks.
+type Plan struct {
+	Config   *config.Config
+	Datasets []*inputs.Dataset
+	Tasks    []Task
+}
+
+// New opens the data sets of cfg (reading data files, generating nothing) and lists the tasks:
+// data sets in config order, items in data set order, algorithms in config order. The truth
+// algorithm gets a task only for items that have a generating tree.
+func New(cfg *config.Config) (*Plan, error) {
+	p := &Plan{Config: cfg}
+	for _, ds := range cfg.Datasets {
+		d, err := inputs.Open(cfg, ds)
+		if err != nil {
+			return nil, err
+		}
+		p.Datasets = append(p.Datasets, d)
+	}
+	for _, d := range p.Datasets {
+		for i := range d.Len() {
+			for _, a := range cfg.Algorithms {
+				if a.Name == "truth" && !d.HasTruth(i) {
+					continue
+				}
+				p.Tasks = append(p.Tasks, Task{Key: Key(d.Name, d.ID(i), a.Label), Dataset: d, Item: i, Algorithm: a})
+			}
+		}
+	}
+	return p, nil
+}
+
+// Write prints the task list, one task per line.
+func (p *Plan) Write(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "# %s: %d tasks\n", p.Config.Name, len(p.Tasks))
+	fmt.Fprintf(tw, "dataset\titem\talgorithm\tkey\n")
+	for _, t := range p.Tasks {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Dataset.Name, t.Dataset.ID(t.Item), t.Algorithm.Label, t.Key)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,101 @@
+package results
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"time"
+)
+
+// ManifestSchema is the version of Manifest written by this build.
+const ManifestSchema = 1
+
+// Run statuses.
+const (
+	StatusRunning     = "running"     // the run is under way, or was killed
+	StatusComplete    = "complete"    // every task ran (some may have failed; see Failed)
+	StatusInterrupted = "interrupted" // stopped by a signal; finished records are kept
+)
+
+// Manifest describes a run: what ran, where, when, and how it ended.
+type Manifest struct {
+	Schema int `json:"schema"`
+	Tool   string `json:"tool"`
+	// Version is the module version; Revision, RevisionTime and Modified come from the VCS
+	// stamp of the build (go build in a git checkout); they are empty when the build has none.
+	Version      string    `json:"version"`
+	Revision     string    `json:"revision,omitempty"`
+	RevisionTime string    `json:"revision_time,omitempty"`
+	Modified     bool      `json:"modified,omitempty"`
+	GoVersion    string    `json:"go_version"`
+	Host         string    `json:"host"`
+	OS           string    `json:"os"`
+	Arch         string    `json:"arch"`
+	CPUs         int       `json:"cpus"`
+	Experiment   string    `json:"experiment"`
+	Config       string    `json:"config"` // the config file as given
+	Seed         uint64    `json:"seed,string"`
+	Workers      int       `json:"workers"`
+	Args         []string  `json:"args"`
+	Start        time.Time `json:"start"`
+	End          time.Time `json:"end,omitzero"`
+	Status       string    `json:"status"`
+	Tasks        int       `json:"tasks"`
+	Finished     int       `json:"finished"`
+	Failed       int       `json:"failed"`
+	Warnings     []string  `json:"warnings,omitempty"`
+}
+
+// NewManifest fills in the tool, build and host fields.
+func NewManifest() Manifest {
+	m := Manifest{
+		Schema:    ManifestSchema,
+		Tool:      "hcbench",
+		Version:   "(unknown)",
+		GoVersion: runtime.Version(),
+		OS:        runtime.GOOS,
+		Arch:      runtime.GOARCH,
+		CPUs:      runtime.NumCPU(),
+		Status:    StatusRunning,
+	}
+	m.Host, _ = os.Hostname()
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		m.Version = bi.Main.Version
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				m.Revision = s.Value
+			case "vcs.time":
+				m.RevisionTime = s.Value
+			case "vcs.modified":
+				m.Modified = s.Value == "true"
+			}
+		}
+	}
+	return m
+}
+
+// WriteFile writes the manifest atomically (a temporary file renamed into place), so a reader
+// never sees half of it.
+func (m *Manifest) WriteFile(path string) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".manifest-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,189 @@
+// Package results is the record of a run: one Record per task in results.jsonl (JSON Lines,
+// appended as tasks finish) and a Manifest describing the run. The formats are documented in the
+// README ("Results format"); a record is a flat struct so that it loads directly into a data frame.
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// RecordSchema is the version of Record written by this build.
+const RecordSchema = 1
+
+// Record is the result of one task: one algorithm run on one data item.
+//
+// Log-likelihoods are natural logs. JSON has no infinities, so a log-likelihood of −Inf (a tree
+// the model forbids) is written as null; a field that does not apply is left out.
+type Record struct {
+	Schema     int    `json:"schema"`
+	Experiment string `json:"experiment"`
+	// Key identifies the task: "dataset=…|item=…|algorithm=…".
+	Key       string `json:"key"`
+	Dataset   string `json:"dataset"`
+	Item      string `json:"item"`
+	Algorithm string `json:"algorithm"` // the label of the variant
+	// AlgorithmName is the algorithm the label runs (truth, greedy, …).
+	AlgorithmName string         `json:"algorithm_name"`
+	Params        map[string]any `json:"params"`
+	N             int            `json:"n"` // leaves
+	// Seed is the first 64 bits of the task's random stream seed (see package seeds).
+	Seed uint64 `json:"seed,string"`
+	// LogLikelihood is the returned tree's log-likelihood under the data set's model.
+	LogLikelihood *LogProb `json:"log_likelihood,omitempty"`
+	// TruthLogLikelihood is the generating tree's, where the item has one.
+	TruthLogLikelihood *LogProb `json:"truth_log_likelihood,omitempty"`
+	Newick             string   `json:"newick,omitempty"`
+	Seconds            float64  `json:"seconds"`
+	Error              string   `json:"error,omitempty"`
+	Warnings           []string `json:"warnings,omitempty"`
+}
+
+// LogProb is a log-probability that may be −Inf, written to JSON as null in that case.
+type LogProb float64
+
+// Log returns a pointer to v as a LogProb, for record fields.
+func Log(v float64) *LogProb { l := LogProb(v); return &l }
+
+// Value returns the float64, −Inf for nil.
+func (l *LogProb) Value() float64 {
+	if l == nil {
+		return math.Inf(-1)
+	}
+	return float64(*l)
+}
+
+// MarshalJSON writes −Inf as null and refuses NaN and +Inf, which no result should hold.
+func (l LogProb) MarshalJSON() ([]byte, error) {
+	v := float64(l)
+	switch {
+	case math.IsInf(v, -1):
+		return []byte("null"), nil
+	case math.IsNaN(v) || math.IsInf(v, 1):
+		return nil, fmt.Errorf("log-probability %v is not a number a result may hold", v)
+	}
+	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
+}
+
+// UnmarshalJSON reads null as −Inf.
+func (l *LogProb) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*l = LogProb(math.Inf(-1))
+		return nil
+	}
+	var v float64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*l = LogProb(v)
+	return nil
+}
+
+type plainRecord Record
+
+// UnmarshalJSON decodes a record. encoding/json sets a pointer field to nil on null without asking
+// the pointed-to type, so the null (−Inf) log-probabilities are restored here.
+func (r *Record) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, (*plainRecord)(r)); err != nil {
+		return err
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	v := reflect.ValueOf(r).Elem()
+	logType := reflect.TypeFor[*LogProb]()
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		if f.Type != logType {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if m, ok := raw[name]; ok && string(bytes.TrimSpace(m)) == "null" {
+			v.Field(i).Set(reflect.ValueOf(Log(math.Inf(-1))))
+		}
+	}
+	return nil
+}
+
+// Writer appends records to a JSON Lines file, one complete line per write, so that a crash never
+// leaves half a record behind another. It is safe for concurrent use.
+type Writer struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+// Create creates (or truncates) a results file.
+func Create(path string) (*Writer, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{f: f}, nil
+}
+
+// Write appends one record.
+func (w *Writer) Write(r *Record) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("record %s: %w", r.Key, err)
+	}
+	b = append(b, '\n')
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, err = w.f.Write(b)
+	return err
+}
+
+// Close closes the file.
+func (w *Writer) Close() error { return w.f.Close() }
+
+// Read reads records from JSON Lines; name labels errors, which give the line.
+func Read(r io.Reader, name string) ([]Record, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<16), 64<<20)
+	var out []Record
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var rec Record
+		if err := json.Unmarshal(b, &rec); err != nil {
+			return nil, fmt.Errorf("%s:%d: not a result record: %v", name, line, err)
+		}
+		if rec.Schema != RecordSchema {
+			return nil, fmt.Errorf("%s:%d: record schema %d, this build reads %d", name, line, rec.Schema, RecordSchema)
+		}
+		out = append(out, rec)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return out, nil
+}
+
+// ReadFile reads a results file; see Read.
+func ReadFile(path string) ([]Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, path)
+}
+
+// ErrNoRecords is returned when a run directory holds no results.
+var ErrNoRecords = errors.New("no result records")

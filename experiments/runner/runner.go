@@ -1,0 +1,369 @@
+// Package runner executes a plan: it materialises the data items, runs every task on a pool of
+// workers, appends one result record per finished task to results.jsonl, and writes the manifest
+// and the reports into the run directory. Each task draws from its own random stream (keyed by the
+// task), so results do not depend on the number of workers or the order of tasks. Cancelling the
+// context stops the run cleanly: tasks in flight are abandoned, every finished record is kept.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"hcbench/datasets/jets"
+	"hcbench/experiments/config"
+	"hcbench/experiments/inputs"
+	"hcbench/experiments/plan"
+	"hcbench/experiments/results"
+	"hcbench/experiments/seeds"
+	"hcbench/reports"
+)
+
+// Options configure a run.
+type Options struct {
+	// Dir is the run directory; it must not exist or be empty.
+	Dir string
+	// Workers is the number of tasks run at once; ≤ 0 means runtime.GOMAXPROCS(0).
+	Workers int
+	// SaveData writes generated data sets to data/<name>.jsonl (also set by the config).
+	SaveData bool
+	// Args is the command line, recorded in the manifest.
+	Args []string
+	// Log receives progress and warnings; the runner also writes them to run.log as JSON.
+	Log *slog.Logger
+	// Progress is where the progress bar is drawn when Terminal is true; otherwise a progress
+	// line is logged every ProgressEvery (0: never).
+	Progress      io.Writer
+	Terminal      bool
+	ProgressEvery time.Duration
+}
+
+// Outcome says how a run ended.
+type Outcome struct {
+	Dir      string
+	Manifest results.Manifest
+	Reports  []string // report files written
+}
+
+// File names inside a run directory.
+const (
+	ConfigFile   = "config.yaml"
+	ManifestFile = "manifest.json"
+	ResultsFile  = "results.jsonl"
+	LogFile      = "run.log"
+	DataDir      = "data"
+	ReportsDir   = "reports"
+)
+
+// Run executes p into opts.Dir. It returns an error only when the run could not be carried out
+// (for example an unwritable directory); failed tasks are recorded in their records and counted in
+// the manifest. When ctx is cancelled the run stops, and the manifest says "interrupted".
+func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
+	if err := makeRunDir(opts.Dir); err != nil {
+		return nil, err
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	logFile, err := os.Create(filepath.Join(opts.Dir, LogFile))
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close()
+	log := slog.New(slog.NewMultiHandler(opts.Log.Handler(), slog.NewJSONHandler(logFile, nil)))
+
+	resolved, err := p.Config.Resolved()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(opts.Dir, ConfigFile), resolved, 0o644); err != nil {
+		return nil, err
+	}
+	m := results.NewManifest()
+	m.Experiment, m.Config, m.Seed = p.Config.Name, p.Config.Path, p.Config.Seed
+	m.Workers, m.Args, m.Start, m.Tasks = workers, opts.Args, time.Now().UTC(), len(p.Tasks)
+	manifestPath := filepath.Join(opts.Dir, ManifestFile)
+	if err := m.WriteFile(manifestPath); err != nil {
+		return nil, err
+	}
+
+	log.Info("run", "experiment", p.Config.Name, "dir", opts.Dir, "tasks", len(p.Tasks), "workers", workers)
+	items := loadItems(ctx, p, workers)
+	for _, d := range p.Datasets {
+		if w := items.shortfall(d); w != "" {
+			log.Error(w)
+			m.Warnings = append(m.Warnings, w)
+		}
+	}
+	if (opts.SaveData || p.Config.SaveData) && ctx.Err() == nil {
+		if err := saveData(opts.Dir, p, items, log); err != nil {
+			return nil, err
+		}
+	}
+
+	w, err := results.Create(filepath.Join(opts.Dir, ResultsFile))
+	if err != nil {
+		return nil, err
+	}
+	recs, runErr := runTasks(ctx, p, items, w, workers, opts, log)
+	if err := w.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	m.Finished = len(recs)
+	for _, r := range recs {
+		if r.Error != "" {
+			m.Failed++
+		}
+	}
+	m.End = time.Now().UTC()
+	m.Status = results.StatusComplete
+	if ctx.Err() != nil {
+		m.Status = results.StatusInterrupted
+		log.Warn("interrupted: finished records are kept", "finished", m.Finished, "tasks", m.Tasks)
+	}
+	out := &Outcome{Dir: opts.Dir}
+	if runErr == nil {
+		out.Reports, runErr = reports.Write(p.Config.Reports, ReportInput(p, recs), filepath.Join(opts.Dir, ReportsDir))
+	}
+	if err := m.WriteFile(manifestPath); err != nil && runErr == nil {
+		runErr = err
+	}
+	out.Manifest = m
+	return out, runErr
+}
+
+// ReportInput gathers what the reports read from a plan and its records.
+func ReportInput(p *plan.Plan, recs []results.Record) reports.Input {
+	in := reports.Input{Experiment: p.Config.Name, Records: recs}
+	for _, d := range p.Datasets {
+		in.Datasets = append(in.Datasets, d.Name)
+	}
+	for _, a := range p.Config.Algorithms {
+		in.Algorithms = append(in.Algorithms, a.Label)
+	}
+	return in
+}
+
+func makeRunDir(dir string) error {
+	if dir == "" {
+		return errors.New("no run directory given")
+	}
+	entries, err := os.ReadDir(dir)
+	switch {
+	case err == nil && len(entries) > 0:
+		return fmt.Errorf("run directory %s already exists and is not empty; choose another with -out", dir)
+	case err != nil && !os.IsNotExist(err):
+		return err
+	}
+	return os.MkdirAll(dir, 0o755)
+}
+
+// itemSet holds the materialised items of every data set, or why one could not be made.
+type itemSet struct {
+	items [][]*inputs.Item // [dataset][item]
+	errs  [][]error
+	index map[*inputs.Dataset]int
+}
+
+func (s *itemSet) get(d *inputs.Dataset, i int) (*inputs.Item, error) {
+	k := s.index[d]
+	return s.items[k][i], s.errs[k][i]
+}
+
+// shortfall describes the items of d that could not be made, or "".
+func (s *itemSet) shortfall(d *inputs.Dataset) string {
+	k := s.index[d]
+	n, first := 0, error(nil)
+	for _, err := range s.errs[k] {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			if first == nil {
+				first = err
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("data set %s: %d of %d items could not be made, and their tasks fail; first: %v", d.Name, n, d.Len(), first)
+}
+
+// loadItems materialises every item on the worker pool. Items are independent (each has its own
+// random stream), so the result does not depend on the pool.
+func loadItems(ctx context.Context, p *plan.Plan, workers int) *itemSet {
+	s := &itemSet{index: map[*inputs.Dataset]int{}}
+	type job struct{ d, i int }
+	var jobs []job
+	for k, d := range p.Datasets {
+		s.index[d] = k
+		s.items = append(s.items, make([]*inputs.Item, d.Len()))
+		s.errs = append(s.errs, make([]error, d.Len()))
+		for i := range d.Len() {
+			jobs = append(jobs, job{k, i})
+		}
+	}
+	forEach(ctx, len(jobs), workers, func(j int) {
+		jb := jobs[j]
+		s.items[jb.d][jb.i], s.errs[jb.d][jb.i] = p.Datasets[jb.d].Load(jb.i)
+	})
+	for k := range s.errs {
+		for i := range s.errs[k] {
+			if s.items[k][i] == nil && s.errs[k][i] == nil {
+				s.errs[k][i] = ctx.Err()
+			}
+		}
+	}
+	return s
+}
+
+// forEach calls f(0..n−1) on up to workers goroutines, and stops handing out indices once ctx is
+// cancelled.
+func forEach(ctx context.Context, n, workers int, f func(i int)) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(workers, n) {
+		wg.Go(func() {
+			for i := range next {
+				f(i)
+			}
+		})
+	}
+feed:
+	for i := range n {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+}
+
+func saveData(dir string, p *plan.Plan, items *itemSet, log *slog.Logger) error {
+	for _, d := range p.Datasets {
+		if !d.Generated {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Join(dir, DataDir), 0o755); err != nil {
+			return err
+		}
+		path := filepath.Join(dir, DataDir, d.Name+".jsonl")
+		var js []jets.Jet
+		for i := range d.Len() {
+			if it, _ := items.get(d, i); it != nil && it.Jet != nil {
+				js = append(js, *it.Jet)
+			}
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if err := jets.Write(f, js); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		log.Info("saved data", "dataset", d.Name, "file", path, "items", len(js))
+	}
+	return nil
+}
+
+// runTasks runs every task and returns the records written, in the order they finished.
+func runTasks(ctx context.Context, p *plan.Plan, items *itemSet, w *results.Writer, workers int, opts Options, log *slog.Logger) ([]results.Record, error) {
+	pr := newProgress(len(p.Tasks), opts.Terminal, opts.Progress, log, opts.ProgressEvery)
+	var (
+		mu      sync.Mutex
+		recs    []results.Record
+		writeEr error
+	)
+	forEach(ctx, len(p.Tasks), workers, func(k int) {
+		t := p.Tasks[k]
+		rec, ok := runTask(ctx, p, t, items)
+		if !ok {
+			return // abandoned on cancellation; a resumed run redoes it
+		}
+		if err := w.Write(&rec); err != nil {
+			mu.Lock()
+			writeEr = errors.Join(writeEr, err)
+			mu.Unlock()
+			return
+		}
+		if rec.Error != "" {
+			log.Warn("task failed", "key", rec.Key, "error", rec.Error)
+		}
+		mu.Lock()
+		recs = append(recs, rec)
+		mu.Unlock()
+		pr.add(rec.Error != "")
+	})
+	pr.close(ctx.Err() != nil)
+	return recs, writeEr
+}
+
+// runTask runs one task and builds its record. ok is false when the task was cut short by
+// cancellation and must not be recorded.
+func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet) (rec results.Record, ok bool) {
+	d := t.Dataset
+	rec = results.Record{
+		Schema:        results.RecordSchema,
+		Experiment:    p.Config.Name,
+		Key:           t.Key,
+		Dataset:       d.Name,
+		Item:          d.ID(t.Item),
+		Algorithm:     t.Algorithm.Label,
+		AlgorithmName: t.Algorithm.Name,
+		Params:        paramsOf(t.Algorithm),
+		Seed:          seeds.Uint64(p.Config.Seed, plan.SeedKey(t.Key)),
+	}
+	it, err := items.get(d, t.Item)
+	if err != nil {
+		if ctx.Err() != nil {
+			return rec, false
+		}
+		rec.Error = "data: " + err.Error()
+		return rec, true
+	}
+	rec.N = it.Leaves()
+	if it.Truth != nil {
+		rec.TruthLogLikelihood = results.Log(it.TruthLogLikelihood)
+	}
+	rng := seeds.Stream(p.Config.Seed, plan.SeedKey(t.Key))
+	start := time.Now()
+	sol, err := safeSolve(ctx, t.Algorithm, it, rng)
+	rec.Seconds = time.Since(start).Seconds()
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return rec, false
+		}
+		rec.Error = err.Error()
+		return rec, true
+	}
+	rec.LogLikelihood = results.Log(sol.logLikelihood)
+	rec.Newick = sol.tree.Newick(it.Names)
+	rec.Warnings = sol.warnings
+	return rec, true
+}
+
+// safeSolve turns a panic inside an algorithm into a failed task, so that one bad task never
+// takes the others down; the stack goes into the error for a bug report.
+func safeSolve(ctx context.Context, a config.Algorithm, it *inputs.Item, rng *rand.Rand) (sol solution, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error (please report): panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	return solve(ctx, a, it, rng)
+}

@@ -1,0 +1,127 @@
+// Package reports turns the records of a run into the report files a config asks for: tables as
+// Markdown and CSV, and (in later reports) plots. Every report reads only results records, so
+// reports can be rebuilt from a run directory without re-running anything.
+package reports
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"gonum.org/v1/gonum/stat"
+
+	"hcbench/experiments/results"
+	"hcbench/reports/table"
+)
+
+// Input is what every report reads.
+type Input struct {
+	Experiment string
+	Datasets   []string // data set names, in config order
+	Algorithms []string // algorithm labels, in config order
+	Records    []results.Record
+}
+
+// builder writes one report into dir and returns the files it wrote.
+type builder func(in Input, dir string) ([]string, error)
+
+var builders = map[string]builder{
+	"summary": summary,
+}
+
+// Write builds the named reports into dir (created if needed) and returns the paths written.
+func Write(names []string, in Input, dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, n := range names {
+		b, ok := builders[n]
+		if !ok {
+			return files, fmt.Errorf("unknown report %q", n)
+		}
+		fs, err := b(in, dir)
+		files = append(files, fs...)
+		if err != nil {
+			return files, fmt.Errorf("report %s: %w", n, err)
+		}
+	}
+	return files, nil
+}
+
+// group returns the records of one data set and algorithm label.
+func (in Input) group(dataset, algorithm string) []results.Record {
+	var out []results.Record
+	for _, r := range in.Records {
+		if r.Dataset == dataset && r.Algorithm == algorithm {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// writeTable writes t as name.md (with a title and notes) and name.csv.
+func writeTables(dir, name, title string, sections []section, notes []string) ([]string, error) {
+	md := filepath.Join(dir, name+".md")
+	f, err := os.Create(md)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(f, "# %s\n", title)
+	for _, s := range sections {
+		fmt.Fprintf(f, "\n## %s\n\n", s.title)
+		if err := table.WriteMarkdown(f, s.table); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(f)
+		for _, n := range notes {
+			fmt.Fprintf(f, "%s\n", n)
+		}
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	return []string{md}, nil
+}
+
+// section is one titled table of a Markdown report.
+type section struct {
+	title string
+	table table.Table
+}
+
+// meanStd returns the mean and sample standard deviation; the deviation is NaN for fewer than two
+// values and both are NaN for none.
+func meanStd(xs []float64) (float64, float64) {
+	switch len(xs) {
+	case 0:
+		return math.NaN(), math.NaN()
+	case 1:
+		return xs[0], math.NaN()
+	}
+	return stat.MeanStdDev(xs, nil)
+}
+
+// pm formats "mean ± std" with three decimals, or "" when there is nothing to show.
+func pm(mean, std float64) string {
+	switch {
+	case math.IsNaN(mean):
+		return ""
+	case math.IsNaN(std):
+		return fmt.Sprintf("%.3f", mean)
+	}
+	return fmt.Sprintf("%.3f ± %.3f", mean, std)
+}
+
+// num formats a number at full precision for CSV, "" for NaN.
+func num(x float64) string {
+	if math.IsNaN(x) {
+		return ""
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
