@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"gonum.org/v1/gonum/stat"
 
@@ -62,8 +63,8 @@ func (in Input) group(dataset, algorithm string) []results.Record {
 	return out
 }
 
-// writeTable writes t as name.md (with a title and notes) and name.csv.
-func writeTables(dir, name, title string, sections []section, notes []string) ([]string, error) {
+// writeMarkdown writes name.md: a title, one titled table per section, and notes.
+func writeMarkdown(dir, name, title string, sections []section, notes []string) ([]string, error) {
 	md := filepath.Join(dir, name+".md")
 	f, err := os.Create(md)
 	if err != nil {
@@ -116,6 +117,23 @@ func pm(mean, std float64) string {
 		return fmt.Sprintf("%.3f", mean)
 	}
 	return fmt.Sprintf("%.3f ± %.3f", mean, std)
+}
+
+// seconds formats a duration in seconds for people, to three significant digits.
+func seconds(s float64) string {
+	if math.IsNaN(s) {
+		return ""
+	}
+	d := time.Duration(s * float64(time.Second))
+	switch {
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	case d >= time.Microsecond:
+		return d.Round(10 * time.Nanosecond).String()
+	}
+	return d.String()
 }
 
 // num formats a number at full precision for CSV, "" for NaN.

@@ -54,7 +54,7 @@ func summary(in Input, dir string) ([]string, error) {
 				gapText += " (" + strconv.Itoa(len(gap)) + " items)"
 			}
 			md.Rows = append(md.Rows, []string{alg, strconv.Itoa(items), strconv.Itoa(failed), strconv.Itoa(negInf),
-				pm(llMean, llStd), gapText, strconv.FormatFloat(sMean, 'g', 3, 64)})
+				pm(llMean, llStd), gapText, seconds(sMean)})
 			csvT.Rows = append(csvT.Rows, []string{ds, alg, strconv.Itoa(items), strconv.Itoa(failed), strconv.Itoa(negInf),
 				num(llMean), num(llStd), num(gMean), num(gStd), strconv.Itoa(len(gap)), num(sMean)})
 		}
@@ -67,7 +67,7 @@ func summary(in Input, dir string) ([]string, error) {
 		"−inf counts trees the model forbids; failed counts tasks that ended in an error (see the error field of results.jsonl).",
 		"Gap to truth is the tree's log-likelihood minus the generating tree's, so positive means more likely than the truth.",
 	}
-	files, err := writeTables(dir, "summary", "Summary: "+in.Experiment, sections, notes)
+	files, err := writeMarkdown(dir, "summary", "Summary: "+in.Experiment, sections, notes)
 	if err != nil {
 		return files, err
 	}

@@ -54,10 +54,17 @@ func Parse(path string, src []byte) (*Config, error) {
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
+// parserErrors start the messages of libyaml's parser (as opposed to its scanner). yaml.v3 reports
+// their line 0-based, one less than the line a user counts; scanner errors are already 1-based.
+var parserErrors = regexp.MustCompile(`^(did not find expected|found duplicate|found incompatible|found undefined tag handle)`)
+
 func syntaxProblem(path string, err error) Problem {
 	msg := err.Error()
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
+		if parserErrors.MatchString(m[2]) {
+			line++
+		}
 		return Problem{File: path, Line: line, Msg: "YAML syntax error: " + m[2]}
 	}
 	return Problem{File: path, Msg: "YAML syntax error: " + strings.TrimPrefix(msg, "yaml: ")}

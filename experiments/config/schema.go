@@ -55,16 +55,16 @@ type JetLikelihood struct {
 
 // GinkgoSource is `generator: ginkgo`: toy jets from the 2020 Ginkgo shower.
 type GinkgoSource struct {
-	Jets         int     `yaml:"jets" required:"true" help:"number of jets"`
-	JetType      string  `yaml:"jet_type" default:"qcd" help:"qcd (mass 30, lambda_root = lambda) or w (mass 80, lambda_root 3.0); sets mass and lambda_root unless they are given"`
-	Mass         float64 `yaml:"mass" help:"root invariant mass M (Δ0 = M²); default from jet_type"`
-	Lambda       float64 `yaml:"lambda" default:"1.5" help:"rate λ of the exponential mass draws of every split but the root's"`
-	LambdaRoot   float64 `yaml:"lambda_root" help:"rate λ_root of the root split; default from jet_type"`
-	TCut         float64 `yaml:"t_cut" required:"true" help:"mass² cut: a node with t ≤ t_cut is a leaf (Ginkgo's pt_cut)"`
-	MinLeaves    int     `yaml:"min_leaves" default:"2" help:"fewest leaves a jet may have (inclusive); jets are drawn by rejection"`
-	MaxLeaves    int     `yaml:"max_leaves" default:"0" help:"most leaves a jet may have (inclusive; Ginkgo's exclusive maxLeaves is this + 1); 0 means no maximum"`
-	MaxTries     int     `yaml:"max_tries" default:"20000" help:"rejection-sampling tries per jet; when they run out the data set fails loudly"`
-	FlipChildren bool    `yaml:"flip_children" default:"false" help:"swap the children of each split with probability ½, as Ginkgo does since June 2021 (changes only the stored order)"`
+	Jets          int     `yaml:"jets" required:"true" help:"number of jets"`
+	JetType       string  `yaml:"jet_type" default:"qcd" help:"qcd (mass 30, lambda_root = lambda) or w (mass 80, lambda_root 3.0); sets mass and lambda_root unless they are given"`
+	Mass          float64 `yaml:"mass" help:"root invariant mass M (Δ0 = M²); default from jet_type"`
+	Lambda        float64 `yaml:"lambda" default:"1.5" help:"rate λ of the exponential mass draws of every split but the root's"`
+	LambdaRoot    float64 `yaml:"lambda_root" help:"rate λ_root of the root split; default from jet_type"`
+	TCut          float64 `yaml:"t_cut" required:"true" help:"mass² cut: a node with t ≤ t_cut is a leaf (Ginkgo's pt_cut)"`
+	MinLeaves     int     `yaml:"min_leaves" default:"2" help:"fewest leaves a jet may have (inclusive); jets are drawn by rejection"`
+	MaxLeaves     int     `yaml:"max_leaves" default:"0" help:"most leaves a jet may have (inclusive; Ginkgo's exclusive maxLeaves is this + 1); 0 means no maximum"`
+	MaxTries      int     `yaml:"max_tries" default:"20000" help:"rejection-sampling tries per jet; when they run out the data set fails loudly"`
+	FlipChildren  bool    `yaml:"flip_children" default:"false" help:"swap the children of each split with probability ½, as Ginkgo does since June 2021 (changes only the stored order)"`
 	JetLikelihood `yaml:",inline"`
 }
 
@@ -143,4 +143,3 @@ var reportHelp = map[string]string{
 
 // ReportNames returns the report names a config may ask for.
 func ReportNames() []string { return sortedKeys(reportHelp) }
-

@@ -1,11 +1,14 @@
 package results
 
 import (
+	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"time"
 )
 
@@ -21,31 +24,33 @@ const (
 
 // Manifest describes a run: what ran, where, when, and how it ended.
 type Manifest struct {
-	Schema int `json:"schema"`
+	Schema int    `json:"schema"`
 	Tool   string `json:"tool"`
-	// Version is the module version; Revision, RevisionTime and Modified come from the VCS
-	// stamp of the build (go build in a git checkout); they are empty when the build has none.
-	Version      string    `json:"version"`
-	Revision     string    `json:"revision,omitempty"`
-	RevisionTime string    `json:"revision_time,omitempty"`
-	Modified     bool      `json:"modified,omitempty"`
-	GoVersion    string    `json:"go_version"`
-	Host         string    `json:"host"`
-	OS           string    `json:"os"`
-	Arch         string    `json:"arch"`
-	CPUs         int       `json:"cpus"`
-	Experiment   string    `json:"experiment"`
-	Config       string    `json:"config"` // the config file as given
-	Seed         uint64    `json:"seed,string"`
-	Workers      int       `json:"workers"`
-	Args         []string  `json:"args"`
-	Start        time.Time `json:"start"`
-	End          time.Time `json:"end,omitzero"`
-	Status       string    `json:"status"`
-	Tasks        int       `json:"tasks"`
-	Finished     int       `json:"finished"`
-	Failed       int       `json:"failed"`
-	Warnings     []string  `json:"warnings,omitempty"`
+	// Version is the module version. Revision, RevisionTime and Modified come from the VCS stamp
+	// of the build (go build in a git checkout); `go run` and -buildvcs=false builds carry none,
+	// and then they are asked of git in the working directory. RevisionSource says which.
+	Version        string    `json:"version"`
+	Revision       string    `json:"revision,omitempty"`
+	RevisionTime   string    `json:"revision_time,omitempty"`
+	Modified       bool      `json:"modified,omitempty"`
+	RevisionSource string    `json:"revision_source,omitempty"` // "buildinfo" or "git"
+	GoVersion      string    `json:"go_version"`
+	Host           string    `json:"host"`
+	OS             string    `json:"os"`
+	Arch           string    `json:"arch"`
+	CPUs           int       `json:"cpus"`
+	Experiment     string    `json:"experiment"`
+	Config         string    `json:"config"` // the config file as given
+	Seed           uint64    `json:"seed,string"`
+	Workers        int       `json:"workers"`
+	Args           []string  `json:"args"`
+	Start          time.Time `json:"start"`
+	End            time.Time `json:"end,omitzero"`
+	Status         string    `json:"status"`
+	Tasks          int       `json:"tasks"`
+	Finished       int       `json:"finished"`
+	Failed         int       `json:"failed"`
+	Warnings       []string  `json:"warnings,omitempty"`
 }
 
 // NewManifest fills in the tool, build and host fields.
@@ -74,7 +79,34 @@ func NewManifest() Manifest {
 			}
 		}
 	}
+	if m.Revision != "" {
+		m.RevisionSource = "buildinfo"
+	} else if rev, err := git("rev-parse", "HEAD"); err == nil && inOwnCheckout() {
+		m.Revision, m.RevisionSource = rev, "git"
+		m.RevisionTime, _ = git("show", "-s", "--format=%cI", "HEAD")
+		status, err := git("status", "--porcelain", "--untracked-files=no")
+		m.Modified = err == nil && status != ""
+	}
 	return m
+}
+
+// inOwnCheckout reports whether the working directory is inside a checkout of hcbench, so that
+// a binary run from some other repository does not record that repository's revision.
+func inOwnCheckout() bool {
+	top, err := git("rev-parse", "--show-toplevel")
+	if err != nil {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(top, "go.mod"))
+	return err == nil && strings.HasPrefix(string(b), "module hcbench\n")
+}
+
+// git runs a read-only git command in the working directory, giving up after two seconds.
+func git(args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", args...).Output()
+	return strings.TrimSpace(string(out)), err
 }
 
 // WriteFile writes the manifest atomically (a temporary file renamed into place), so a reader

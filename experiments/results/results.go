@@ -7,7 +7,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -132,13 +131,21 @@ func Create(path string) (*Writer, error) {
 	return &Writer{f: f}, nil
 }
 
-// Write appends one record.
-func (w *Writer) Write(r *Record) error {
+// marshalLine encodes a record as one JSON line.
+func (r *Record) marshalLine() ([]byte, error) {
 	b, err := json.Marshal(r)
 	if err != nil {
-		return fmt.Errorf("record %s: %w", r.Key, err)
+		return nil, fmt.Errorf("record %s: %w", r.Key, err)
 	}
-	b = append(b, '\n')
+	return append(b, '\n'), nil
+}
+
+// Write appends one record.
+func (w *Writer) Write(r *Record) error {
+	b, err := r.marshalLine()
+	if err != nil {
+		return err
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	_, err = w.f.Write(b)
@@ -184,6 +191,3 @@ func ReadFile(path string) ([]Record, error) {
 	defer f.Close()
 	return Read(f, path)
 }
-
-// ErrNoRecords is returned when a run directory holds no results.
-var ErrNoRecords = errors.New("no result records")

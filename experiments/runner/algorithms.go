@@ -37,6 +37,3 @@ func solve(ctx context.Context, a config.Algorithm, it *inputs.Item, rng *rand.R
 	}
 	return solution{}, fmt.Errorf("algorithm %q is not implemented by the runner", a.Name)
 }
-
-// paramsOf returns an algorithm's resolved parameters for its record.
-func paramsOf(a config.Algorithm) map[string]any { return config.ParamsMap(a.Params) }

@@ -325,7 +325,7 @@ func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet) (re
 		Item:          d.ID(t.Item),
 		Algorithm:     t.Algorithm.Label,
 		AlgorithmName: t.Algorithm.Name,
-		Params:        paramsOf(t.Algorithm),
+		Params:        config.ParamsMap(t.Algorithm.Params),
 		Seed:          seeds.Uint64(p.Config.Seed, plan.SeedKey(t.Key)),
 	}
 	it, err := items.get(d, t.Item)

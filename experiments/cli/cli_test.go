@@ -1,0 +1,290 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"hcbench/experiments/results"
+	"hcbench/experiments/runner"
+)
+
+// run calls Run in-process and returns the exit code, stdout and stderr.
+func run(t *testing.T, ctx context.Context, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Run(ctx, args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const smallConfig = `version: 1
+name: small
+seed: 3
+datasets:
+  - name: qcd
+    generator: ginkgo
+    jets: 40
+    min_leaves: 4
+    max_leaves: 9
+    t_cut: 16
+algorithms: [truth, greedy]
+`
+
+func readRecords(t *testing.T, dir string) map[string]results.Record {
+	t.Helper()
+	recs, err := results.ReadFile(filepath.Join(dir, runner.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[string]results.Record{}
+	for _, r := range recs {
+		if _, dup := byKey[r.Key]; dup {
+			t.Fatalf("task %s recorded twice", r.Key)
+		}
+		r.Seconds = 0 // the only field allowed to differ between runs
+		byKey[r.Key] = r
+	}
+	return byKey
+}
+
+func TestRunIsIndependentOfWorkers(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "small.yaml", smallConfig)
+	var runs []map[string]results.Record
+	for _, w := range []string{"1", "3"} {
+		out := filepath.Join(dir, "run-"+w)
+		code, stdout, stderr := run(t, context.Background(), "run", cfg, "-out", out, "-workers", w)
+		if code != ExitOK {
+			t.Fatalf("workers %s: exit %d\n%s", w, code, stderr)
+		}
+		if !strings.Contains(stdout, "report: "+filepath.Join(out, "reports", "summary.md")) {
+			t.Errorf("stdout does not say where the report is:\n%s", stdout)
+		}
+		runs = append(runs, readRecords(t, out))
+	}
+	if len(runs[0]) != 80 {
+		t.Fatalf("%d records, want 80 (40 jets × truth, greedy)", len(runs[0]))
+	}
+	for k, a := range runs[0] {
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(runs[1][k])
+		if !bytes.Equal(ja, jb) {
+			t.Errorf("task %s differs between 1 and 3 workers:\n%s\n%s", k, ja, jb)
+		}
+	}
+	for _, r := range runs[0] {
+		if r.Error != "" || r.N < 4 || r.N > 9 || r.Newick == "" || r.TruthLogLikelihood == nil || r.LogLikelihood == nil {
+			t.Errorf("incomplete record %+v", r)
+		}
+		if r.AlgorithmName == "truth" && *r.LogLikelihood != *r.TruthLogLikelihood {
+			t.Errorf("truth record %s: log-likelihood %v != truth %v", r.Key, *r.LogLikelihood, *r.TruthLogLikelihood)
+		}
+	}
+	var m results.Manifest
+	b, err := os.ReadFile(filepath.Join(dir, "run-1", runner.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Status != results.StatusComplete || m.Tasks != 80 || m.Finished != 80 || m.Failed != 0 || m.Seed != 3 || m.End.IsZero() {
+		t.Errorf("manifest %+v", m)
+	}
+	summary, err := os.ReadFile(filepath.Join(dir, "run-1", "reports", "summary.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(summary), "qcd,greedy,40,0,0,") {
+		t.Errorf("summary.csv lacks the greedy row:\n%s", summary)
+	}
+}
+
+// TestSavedDataReproducesRun freezes generated jets with -save-data and runs them again from
+// the file: every greedy tree and score must come back identical.
+func TestSavedDataReproducesRun(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "small.yaml", smallConfig)
+	first := filepath.Join(dir, "first")
+	if code, _, stderr := run(t, context.Background(), "run", cfg, "-out", first, "-save-data"); code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	saved := filepath.Join(first, runner.DataDir, "qcd.jsonl")
+	again := writeFile(t, dir, "again.yaml", "version: 1\nname: small\nseed: 3\ndatasets:\n  - name: qcd\n    file: "+saved+"\nalgorithms: [truth, greedy]\n")
+	second := filepath.Join(dir, "second")
+	if code, _, stderr := run(t, context.Background(), "run", again, "-out", second); code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	a, b := readRecords(t, first), readRecords(t, second)
+	if len(a) != len(b) {
+		t.Fatalf("%d records from the generator, %d from the saved file", len(a), len(b))
+	}
+	for k, ra := range a {
+		rb, ok := b[k]
+		if !ok {
+			t.Fatalf("task %s missing from the rerun", k)
+		}
+		if ra.Newick != rb.Newick || *ra.LogLikelihood != *rb.LogLikelihood || *ra.TruthLogLikelihood != *rb.TruthLogLikelihood {
+			t.Errorf("task %s: %s %v vs %s %v", k, ra.Newick, *ra.LogLikelihood, rb.Newick, *rb.LogLikelihood)
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFile(t, dir, "good.yaml", smallConfig)
+	jetsBad := writeFile(t, dir, "bad.jsonl", `{"leaves": [[1,0,0,1],[1,0,0,-1]], "Lambda": 1.5, "pt_cut": 0.1}`+"\n\n"+`{"leaves": [[1,0,0,1]], "Lambda": 1.5, "pt_cut": `+"\n")
+	cases := []struct {
+		name   string
+		config string // written to x.yaml when not empty
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"syntax", "version: 1\nname: [x\n", nil, ExitFailure, "x.yaml:2: YAML syntax error"},
+		{"unknown key", strings.Replace(smallConfig, "jets: 40", "jets: 40\n    jest: 3", 1), nil, ExitFailure, `x.yaml:8: datasets[0]: unknown key "jest"`},
+		{"wrong type", strings.Replace(smallConfig, "jets: 40", "jets: forty", 1), nil, ExitFailure, `x.yaml:7: datasets[0].jets: want an integer, got "forty"`},
+		{"missing key", strings.Replace(smallConfig, "    t_cut: 16\n", "", 1), nil, ExitFailure, "x.yaml:5: datasets[0].t_cut: missing required key"},
+		{"min > max", strings.Replace(smallConfig, "min_leaves: 4", "min_leaves: 10", 1), nil, ExitFailure, "x.yaml:8: datasets[0].min_leaves: 10 is greater than max_leaves 9"},
+		{"negative t_cut", strings.Replace(smallConfig, "t_cut: 16", "t_cut: -16", 1), nil, ExitFailure, "x.yaml:10: datasets[0].t_cut: must be positive, got -16"},
+		{"malformed jets line", "version: 1\nname: f\ndatasets:\n  - name: mine\n    file: bad.jsonl\nalgorithms: [greedy]\n", nil, ExitFailure, jetsBad + ":3: not a jet in JSON"},
+		{"missing data file", "version: 1\nname: f\ndatasets:\n  - name: mine\n    file: none.jsonl\nalgorithms: [greedy]\n", nil, ExitFailure, "x.yaml:5: datasets[0].file: " + filepath.Join(dir, "none.jsonl") + " does not exist"},
+		{"missing config", "", []string{"run", filepath.Join(dir, "nope.yaml")}, ExitFailure, "cannot read config"},
+		{"unknown command", "", []string{"rnu"}, ExitUsage, `unknown command "rnu"`},
+		{"unknown flag", "", []string{"run", good, "-wokers", "2"}, ExitUsage, "flag provided but not defined: -wokers"},
+		{"no config", "", []string{"run"}, ExitUsage, "Usage: hcbench run CONFIG"},
+		{"bad workers", "", []string{"run", good, "-workers", "-1"}, ExitUsage, "-workers must be 0"},
+		{"unknown help", "", []string{"help", "me"}, ExitUsage, "unknown help topic"},
+		{"no args", "", []string{}, ExitUsage, "Usage:"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := c.args
+			if c.config != "" {
+				p := writeFile(t, dir, "x.yaml", c.config)
+				args = []string{"validate", p}
+			}
+			code, _, stderr := run(t, context.Background(), args...)
+			if code != c.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, c.code, stderr)
+			}
+			if !strings.Contains(stderr, c.stderr) {
+				t.Errorf("stderr does not contain %q:\n%s", c.stderr, stderr)
+			}
+			if c.config != "" {
+				// run must refuse the same config before creating anything.
+				out := filepath.Join(dir, "out-"+strings.ReplaceAll(c.name, " ", "-"))
+				if code, _, _ := run(t, context.Background(), "run", filepath.Join(dir, "x.yaml"), "-out", out); code != c.code {
+					t.Errorf("run: exit %d, want %d", code, c.code)
+				}
+				if _, err := os.Stat(out); !os.IsNotExist(err) {
+					t.Errorf("run created %s for a bad config", out)
+				}
+			}
+		})
+	}
+}
+
+func TestValidateAndPlan(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "small.yaml", smallConfig)
+	code, stdout, stderr := run(t, context.Background(), "validate", cfg)
+	if code != ExitOK || !strings.Contains(stdout, "ok (1 data sets, 2 algorithms, 80 tasks)") {
+		t.Errorf("validate: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, _ = run(t, context.Background(), "plan", cfg)
+	if code != ExitOK || !strings.Contains(stdout, "dataset=qcd|item=39|algorithm=greedy") || strings.Count(stdout, "dataset=") != 80 {
+		t.Errorf("plan: exit %d\n%s", code, stdout)
+	}
+	code, stdout, _ = run(t, context.Background(), "help", "config")
+	if code != ExitOK || !strings.Contains(stdout, "t_cut") {
+		t.Errorf("help config: exit %d\n%s", code, stdout)
+	}
+}
+
+func TestRefusesNonEmptyRunDir(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "small.yaml", smallConfig)
+	writeFile(t, dir, "keep.txt", "x")
+	code, _, stderr := run(t, context.Background(), "run", cfg, "-out", dir)
+	if code != ExitFailure || !strings.Contains(stderr, "already exists and is not empty") {
+		t.Errorf("exit %d\n%s", code, stderr)
+	}
+}
+
+// TestInterruptKeepsFinishedRecords cancels a run once its first records are written: the run
+// must stop, say so in its manifest and exit code, and keep every finished record whole.
+func TestInterruptKeepsFinishedRecords(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "long.yaml", strings.NewReplacer("jets: 40", "jets: 4000", "min_leaves: 4", "min_leaves: 14",
+		"max_leaves: 9", "max_leaves: 30", "t_cut: 16", "t_cut: 1.21").Replace(smallConfig))
+	out := filepath.Join(dir, "run")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			if st, err := os.Stat(filepath.Join(out, runner.ResultsFile)); err == nil && st.Size() > 0 {
+				cancel()
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	code, stdout, stderr := run(t, ctx, "run", cfg, "-out", out, "-workers", "1")
+	if code != ExitInterrupted {
+		t.Fatalf("exit %d, want %d\n%s%s", code, ExitInterrupted, stdout, stderr)
+	}
+	recs := readRecords(t, out)
+	var m results.Manifest
+	b, _ := os.ReadFile(filepath.Join(out, runner.ManifestFile))
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Status != results.StatusInterrupted || m.Finished != len(recs) || len(recs) == 0 || len(recs) >= m.Tasks {
+		t.Errorf("manifest status %s, finished %d of %d, %d records on disk", m.Status, m.Finished, m.Tasks, len(recs))
+	}
+	for k, r := range recs {
+		if r.Error != "" {
+			t.Errorf("task %s recorded as failed after the interrupt: %s", k, r.Error)
+		}
+	}
+}
+
+// TestGenerationShortfallIsLoud asks for jets the generator cannot make within max_tries: the
+// run must say so on stderr and in the manifest, record the tasks as failed, and exit 1.
+func TestGenerationShortfallIsLoud(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "rare.yaml", strings.NewReplacer("min_leaves: 4", "min_leaves: 60", "max_leaves: 9", "max_leaves: 60",
+		"jets: 40", "jets: 2\n    max_tries: 5").Replace(smallConfig))
+	out := filepath.Join(dir, "run")
+	code, _, stderr := run(t, context.Background(), "run", cfg, "-out", out)
+	if code != ExitFailure {
+		t.Errorf("exit %d, want %d", code, ExitFailure)
+	}
+	if !strings.Contains(stderr, "data set qcd: 2 of 2 items could not be made") || !strings.Contains(stderr, "in 5 tries") {
+		t.Errorf("stderr does not report the shortfall:\n%s", stderr)
+	}
+	recs := readRecords(t, out)
+	if len(recs) != 4 {
+		t.Fatalf("%d records, want 4", len(recs))
+	}
+	for k, r := range recs {
+		if !strings.HasPrefix(r.Error, "data: ") {
+			t.Errorf("task %s: error %q, want a data error", k, r.Error)
+		}
+	}
+}

@@ -1,0 +1,197 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const good = `version: 1
+name: quickstart
+seed: 7
+datasets:
+  - name: qcd-small
+    generator: ginkgo
+    jets: 20
+    jet_type: qcd
+    min_leaves: 5
+    max_leaves: 9
+    t_cut: 16
+  - name: w-jets
+    generator: ginkgo
+    jets: 3
+    jet_type: w
+    t_cut: 16
+algorithms:
+  - truth
+  - {name: greedy, label: greedy-2}
+reports: [summary]
+`
+
+func TestParseGood(t *testing.T) {
+	cfg, err := Parse("good.yaml", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Name != "quickstart" || cfg.Seed != 7 || len(cfg.Datasets) != 2 || len(cfg.Algorithms) != 2 {
+		t.Fatalf("decoded %+v", cfg)
+	}
+	q := cfg.Datasets[0].Source.(*GinkgoSource)
+	if q.Mass != 30 || q.LambdaRoot != 1.5 || q.MinLeaves != 5 || q.MaxLeaves != 9 || q.MaxTries != 20000 || q.Likelihood != "ginkgo2020" {
+		t.Errorf("qcd defaults: %+v", q)
+	}
+	// jet_type w sets mass 80 and lambda_root 3 (ginkgo.md §2), and min_leaves defaults to 2.
+	w := cfg.Datasets[1].Source.(*GinkgoSource)
+	if w.Mass != 80 || w.LambdaRoot != 3 || w.Lambda != 1.5 || w.MinLeaves != 2 || w.MaxLeaves != 0 {
+		t.Errorf("w defaults: %+v", w)
+	}
+	if a := cfg.Algorithms[1]; a.Name != "greedy" || a.Label != "greedy-2" {
+		t.Errorf("algorithm %+v", a)
+	}
+	if a := cfg.Algorithms[0]; a.Label != "truth" {
+		t.Errorf("default label %q, want the name", a.Label)
+	}
+}
+
+func TestResolvedRoundTrip(t *testing.T) {
+	cfg, err := Parse("good.yaml", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := cfg.Resolved()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Parse("resolved.yaml", b)
+	if err != nil {
+		t.Fatalf("the resolved config does not parse: %v\n%s", err, b)
+	}
+	b2, _ := again.Resolved()
+	if string(b) != string(b2) {
+		t.Errorf("resolving twice changed the config:\n%s\n---\n%s", b, b2)
+	}
+	if !strings.Contains(string(b), "mass: 80") || !strings.Contains(string(b), "max_tries: 20000") {
+		t.Errorf("defaults are not explicit:\n%s", b)
+	}
+}
+
+// TestProblems checks that each bad input gives a message with the file, the line and the key,
+// and that all problems of a config are reported together.
+func TestProblems(t *testing.T) {
+	cases := []struct {
+		name, src string
+		want      []string // substrings, one per expected problem, in line order
+	}{
+		// Syntax errors: the line is where the broken construct starts (an unclosed list), or
+		// where the error is found.
+		{"syntax unclosed", "version: 1\nname: [x\n", []string{"bad.yaml:2: YAML syntax error: did not find expected ',' or ']'"}},
+		{"syntax indent", "version: 1\nname: x\n  seed: 3\n", []string{"bad.yaml:3: YAML syntax error: mapping values are not allowed"}},
+		{"syntax dedent", "version: 1\ndatasets:\n  - a\n  - b\n seed: 2\n", []string{"bad.yaml:5: YAML syntax error: did not find expected key"}},
+		{"unknown key", strings.Replace(good, "    t_cut: 16\n  - name: w-jets", "    t_cut: 16\n    beam_sise: 3\n  - name: w-jets", 1),
+			[]string{`bad.yaml:12: datasets[0]: unknown key "beam_sise"`}},
+		{"typo suggestion", strings.Replace(good, "jet_type: qcd", "jet_typ: qcd", 1),
+			[]string{`bad.yaml:8: datasets[0]: unknown key "jet_typ" (did you mean "jet_type"?)`}},
+		{"wrong type", strings.Replace(good, "jets: 20", "jets: many", 1),
+			[]string{`bad.yaml:7: datasets[0].jets: want an integer, got "many"`}},
+		{"wrong type float", strings.Replace(good, "t_cut: 16\n  - name: w", "t_cut: [16]\n  - name: w", 1),
+			[]string{`bad.yaml:11: datasets[0].t_cut: want a number, got a list`}},
+		{"missing required", strings.Replace(good, "    jets: 3\n", "", 1),
+			[]string{`bad.yaml:12: datasets[1].jets: missing required key`}},
+		{"missing top-level", strings.Replace(good, "name: quickstart\n", "", 1),
+			[]string{`bad.yaml:1: name: missing required key`}},
+		{"min > max", strings.Replace(good, "min_leaves: 5", "min_leaves: 12", 1),
+			[]string{`bad.yaml:9: datasets[0].min_leaves: 12 is greater than max_leaves 9`}},
+		{"negative t_cut", strings.Replace(good, "t_cut: 16\n  - name: w", "t_cut: -4\n  - name: w", 1),
+			[]string{`bad.yaml:11: datasets[0].t_cut: must be positive, got -4`}},
+		{"t_cut above mass²", strings.Replace(good, "t_cut: 16\n  - name: w", "t_cut: 900\n  - name: w", 1),
+			[]string{`bad.yaml:11: datasets[0].t_cut: 900 is not below the root mass² 900`}},
+		{"version", strings.Replace(good, "version: 1", "version: 2", 1),
+			[]string{`bad.yaml:1: version: this hcbench reads config version 1, got 2`}},
+		{"unknown algorithm", strings.Replace(good, "  - truth\n", "  - truht\n", 1),
+			[]string{`bad.yaml:18: algorithms[0]: unknown algorithm "truht" (did you mean "truth"?)`}},
+		{"duplicate label", strings.Replace(good, "label: greedy-2", "label: truth", 1),
+			[]string{`bad.yaml:19: algorithms[1]: label "truth" is already used on line 18`}},
+		{"unknown report", strings.Replace(good, "[summary]", "[summary, sumary2]", 1),
+			[]string{`bad.yaml:20: reports[1]: unknown report "sumary2"`}},
+		{"duplicate key", strings.Replace(good, "seed: 7\n", "seed: 7\nseed: 8\n", 1),
+			[]string{`bad.yaml:4: config: key "seed" given twice (first on line 3)`}},
+		{"generator and file", strings.Replace(good, "generator: ginkgo\n    jets: 3", "generator: ginkgo\n    file: x.jsonl\n    jets: 3", 1),
+			[]string{`bad.yaml:12: datasets[1]: give either generator or file, not both`}},
+		{"missing data file", strings.Replace(good, "generator: ginkgo\n    jets: 3\n    jet_type: w\n    t_cut: 16", "file: no/such/jets.jsonl", 1),
+			[]string{`bad.yaml:13: datasets[1].file: no/such/jets.jsonl does not exist`}},
+		{"several at once", strings.Replace(strings.Replace(good, "jets: 20", "jets: 0", 1), "min_leaves: 5", "min_leaves: 1", 1),
+			[]string{`bad.yaml:7: datasets[0].jets: must be at least 1, got 0`, `bad.yaml:9: datasets[0].min_leaves: must be at least 2, got 1`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("bad.yaml", []byte(c.src))
+			var ps Problems
+			if !errors.As(err, &ps) {
+				t.Fatalf("got %v, want Problems", err)
+			}
+			if len(ps) != len(c.want) {
+				t.Fatalf("got %d problems, want %d:\n%v", len(ps), len(c.want), err)
+			}
+			for i, w := range c.want {
+				if !strings.Contains(ps[i].String(), w) {
+					t.Errorf("problem %d = %q, want it to contain %q", i, ps[i], w)
+				}
+			}
+		})
+	}
+}
+
+func TestJetsFileRelativeToConfig(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "jets.jsonl"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := "version: 1\nname: f\ndatasets:\n  - name: mine\n    file: jets.jsonl\n    limit: 3\nalgorithms: [greedy]\n"
+	path := filepath.Join(dir, "exp.yaml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jf := cfg.Datasets[0].Source.(*JetsFile)
+	if got := cfg.Resolve(jf.Path); got != filepath.Join(dir, "jets.jsonl") || jf.Limit != 3 || cfg.Datasets[0].Kind != "jets" {
+		t.Errorf("file %q (resolved %q), limit %d, kind %q", jf.Path, got, jf.Limit, cfg.Datasets[0].Kind)
+	}
+	if cfg.Reports[0] != "summary" {
+		t.Errorf("default reports %v", cfg.Reports)
+	}
+}
+
+func TestHelpListsEveryKey(t *testing.T) {
+	var b strings.Builder
+	if err := WriteHelp(&b); err != nil {
+		t.Fatal(err)
+	}
+	help := b.String()
+	types := []reflect.Type{reflect.TypeFor[Header](), reflect.TypeFor[datasetKeys](), reflect.TypeFor[algorithmKeys]()}
+	for _, m := range []map[string]reflect.Type{generators, fileFormats, algorithmParams} {
+		for _, k := range sortedKeys(m) {
+			types = append(types, m[k])
+		}
+	}
+	for _, typ := range types {
+		for _, f := range fieldsOf(typ) {
+			if f.help == "" {
+				t.Errorf("%s.%s has no help text", typ.Name(), f.key)
+			}
+			if !strings.Contains(help, "  "+f.key+" ") {
+				t.Errorf("help config does not list %s.%s", typ.Name(), f.key)
+			}
+		}
+	}
+	for _, name := range append(sortedKeys(algorithmParams), ReportNames()...) {
+		if !strings.Contains(help, name) {
+			t.Errorf("help config does not mention %q", name)
+		}
+	}
+}

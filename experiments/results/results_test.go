@@ -1,0 +1,76 @@
+package results
+
+import (
+	"bytes"
+	"math"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestRecordJSONNegInf(t *testing.T) {
+	// −Inf is written as null and read back as −Inf; an absent field stays absent.
+	r := Record{Schema: RecordSchema, Key: "k", LogLikelihood: Log(math.Inf(-1)), Params: map[string]any{}}
+	var buf bytes.Buffer
+	b, err := r.marshalLine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf.Write(b)
+	if !strings.Contains(buf.String(), `"log_likelihood":null`) || strings.Contains(buf.String(), "truth_log_likelihood") {
+		t.Fatalf("encoded %s", buf.String())
+	}
+	recs, err := Read(&buf, "mem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := recs[0]; got.LogLikelihood == nil || !math.IsInf(float64(*got.LogLikelihood), -1) || got.TruthLogLikelihood != nil {
+		t.Errorf("decoded log_likelihood %v, truth %v", got.LogLikelihood, got.TruthLogLikelihood)
+	}
+	if _, err := Log(math.NaN()).MarshalJSON(); err == nil {
+		t.Error("NaN encoded without error")
+	}
+}
+
+func TestReadErrorsNameTheLine(t *testing.T) {
+	in := `{"schema":1,"key":"a"}` + "\n" + `{"schema":1,"key":` + "\n"
+	_, err := Read(strings.NewReader(in), "results.jsonl")
+	if err == nil || !strings.Contains(err.Error(), "results.jsonl:2:") {
+		t.Errorf("error %v, want one naming line 2", err)
+	}
+	_, err = Read(strings.NewReader(`{"schema":99,"key":"a"}`), "results.jsonl")
+	if err == nil || !strings.Contains(err.Error(), "schema 99") {
+		t.Errorf("error %v, want one naming the schema", err)
+	}
+}
+
+func TestWriterConcurrentLinesStayWhole(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for j := range 50 {
+				r := Record{Schema: RecordSchema, Key: strings.Repeat("x", 100*i+j), LogLikelihood: Log(-float64(j))}
+				if err := w.Write(&r); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 400 {
+		t.Errorf("%d records, want 400", len(recs))
+	}
+}
