@@ -27,17 +27,17 @@ const Schema = 1
 
 // Jet is one jet. Field names follow Ginkgo's dictionary keys.
 type Jet struct {
-	ID         ID           `json:"id,omitempty"`
-	Leaves     [][4]float64 `json:"leaves"`
-	Lambda     float64      `json:"Lambda"`
-	LambdaRoot float64      `json:"LambdaRoot,omitempty"` // 0 means: the same as Lambda
-	TCut       float64      `json:"pt_cut"`
-	Delta0     float64      `json:"Delta_0,omitempty"` // root mass², M²
-	RootID     int          `json:"root_id"`
-	Tree       [][2]int     `json:"tree,omitempty"`
-	Content    [][4]float64 `json:"content,omitempty"`
-	Deltas     []float64    `json:"deltas,omitempty"`
-	LogLH      []float64    `json:"logLH,omitempty"` // per node split log-likelihood, 0 at leaves
+	ID         ID              `json:"id,omitempty"`
+	Leaves     [][4]float64    `json:"leaves"`
+	Lambda     float64         `json:"Lambda"`
+	LambdaRoot float64         `json:"LambdaRoot,omitempty"` // 0 means: the same as Lambda
+	TCut       float64         `json:"pt_cut"`
+	Delta0     float64         `json:"Delta_0,omitempty"` // root mass², M²
+	RootID     int             `json:"root_id"`
+	Tree       [][2]int        `json:"tree,omitempty"`
+	Content    [][4]float64    `json:"content,omitempty"`
+	Deltas     []float64       `json:"deltas,omitempty"`
+	LogLH      []LogLikelihood `json:"logLH,omitempty"` // per node split log-likelihood, 0 at leaves
 
 	// Provenance written by hcbench's generator; absent in converted Ginkgo pickles.
 	Schema       int    `json:"schema,omitempty"`
@@ -50,6 +50,27 @@ type Jet struct {
 	Likelihood   string `json:"likelihood,omitempty"`
 	RootLambda   string `json:"root_lambda,omitempty"`
 	FlipChildren bool   `json:"flip_children,omitempty"`
+}
+
+// LogLikelihood is a stored log-likelihood; −Inf, which JSON cannot hold, is written and read as
+// null.
+type LogLikelihood float64
+
+// MarshalJSON writes −Inf as null.
+func (l LogLikelihood) MarshalJSON() ([]byte, error) {
+	if math.IsInf(float64(l), -1) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(l))
+}
+
+// UnmarshalJSON reads null as −Inf.
+func (l *LogLikelihood) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*l = LogLikelihood(math.Inf(-1))
+		return nil
+	}
+	return json.Unmarshal(b, (*float64)(l))
 }
 
 // ID is a jet's identifier. It reads a JSON string or integer and writes a string.
@@ -155,6 +176,9 @@ func Read(r io.Reader, name string) ([]Jet, error) {
 		if err := json.Unmarshal(b, &j); err != nil {
 			return nil, fmt.Errorf("%s:%d: not a jet in JSON: %v", name, line, jsonMessage(err))
 		}
+		if err := checkRowLengths(b); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
+		}
 		if err := j.Validate(); err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
 		}
@@ -176,6 +200,38 @@ func Read(r io.Reader, name string) ([]Jet, error) {
 		return nil, fmt.Errorf("%s: no jets", name)
 	}
 	return out, nil
+}
+
+// checkRowLengths reports a row of "leaves", "content" or "tree" of the wrong length or with a
+// null entry. Decoding into the fixed-size arrays of Jet cannot see these: encoding/json pads a
+// short row with zeros, drops the extra numbers of a long one and leaves a null row or entry at
+// zero, which would silently corrupt the jet.
+func checkRowLengths(b []byte) error {
+	var rows struct {
+		Leaves  [][]json.RawMessage `json:"leaves"`
+		Content [][]json.RawMessage `json:"content"`
+		Tree    [][]json.RawMessage `json:"tree"`
+	}
+	if err := json.Unmarshal(b, &rows); err != nil {
+		return fmt.Errorf("not a jet in JSON: %v", jsonMessage(err))
+	}
+	for _, f := range []struct {
+		key  string
+		rows [][]json.RawMessage
+		want int
+	}{{"leaves", rows.Leaves, 4}, {"content", rows.Content, 4}, {"tree", rows.Tree, 2}} {
+		for i, r := range f.rows {
+			if len(r) != f.want {
+				return fmt.Errorf("%q row %d has length %d, want %d", f.key, i, len(r), f.want)
+			}
+			for _, x := range r {
+				if string(x) == "null" {
+					return fmt.Errorf("%q row %d has a null entry", f.key, i)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // jsonMessage drops encoding/json's Go type names, which mean nothing to a user of the file.

@@ -67,8 +67,9 @@ func (p Params) validate() error {
 }
 
 // HardLeafLimit bounds a single jet when no maximum leaf count is asked for, so that a tiny t_cut
-// fails with an error instead of exhausting memory.
-const HardLeafLimit = 1 << 20
+// fails fast with an error instead of exhausting memory. No clustering algorithm here handles
+// jets of this size anyway.
+const HardLeafLimit = 1 << 16
 
 // ErrTooManyLeaves is returned by Generate when a jet grows past its leaf limit.
 var ErrTooManyLeaves = errors.New("ginkgo: jet exceeded the leaf limit")
@@ -223,7 +224,7 @@ func Conditioned(rng *rand.Rand, p Params, minLeaves, maxLeaves, maxTries int) (
 		j, err := Generate(rng, p, maxLeaves)
 		if errors.Is(err, ErrTooManyLeaves) {
 			if maxLeaves <= 0 {
-				return jets.Jet{}, try, fmt.Errorf("a jet grew past %d leaves: t_cut %v is too small for this mass", HardLeafLimit, p.TCut)
+				return jets.Jet{}, try, fmt.Errorf("%w: a jet grew past %d leaves; t_cut %v is too small for this mass", ErrTooManyLeaves, HardLeafLimit, p.TCut)
 			}
 			tooLarge++
 			continue

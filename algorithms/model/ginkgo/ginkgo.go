@@ -190,7 +190,9 @@ func (m *Model) Split(pL, pR [4]float64, tL, tR float64, root bool) float64 {
 // split2020 is ginkgo.md §5: f(t_P, t_max) + f(t_P2, t_min) − log 4π, −Inf when t_P < t_cut.
 func (m *Model) split2020(tP, tL, tR float64, r int) float64 {
 	// Test t_P first: below the cut (or negative, where √t_P would be NaN) the split is impossible.
-	if !(tP >= m.p.TCut) {
+	// Momenta so large that their squares overflow (components beyond ~1e154) give an infinite or
+	// NaN t, where the formula has no value either; without this test they would give NaN.
+	if !(tP >= m.p.TCut) || math.IsInf(tP, 1) || math.IsNaN(tL) || math.IsNaN(tR) {
 		return math.Inf(-1)
 	}
 	tMax, tMin := tL, tR
@@ -219,7 +221,8 @@ func (m *Model) f2020(T, t float64, r int) float64 {
 // split2021 is ginkgo.md §6: the L/R-symmetrised exact density of the generator with its flip.
 func (m *Model) split2021(tP, tL, tR float64, r int) float64 {
 	tc := m.p.TCut
-	if !(tP > tc) || tL < 0 || tR < 0 || tL >= 0.999*tP || tR >= 0.999*tP {
+	// !(t ≥ 0) also rejects a NaN t (from momenta whose squares overflow), which would give NaN.
+	if !(tP > tc) || math.IsInf(tP, 1) || !(tL >= 0) || !(tR >= 0) || tL >= 0.999*tP || tR >= 0.999*tP {
 		return math.Inf(-1)
 	}
 	sP, sL, sR := math.Sqrt(tP), math.Sqrt(tL), math.Sqrt(tR)
