@@ -9,38 +9,12 @@ import (
 
 	"hcbench/algorithms/model"
 	"hcbench/algorithms/model/ginkgo"
+	"hcbench/algorithms/model/modeltest"
 	"hcbench/algorithms/tree"
 	"hcbench/datasets/jets"
 	"hcbench/datasets/shareddata"
 	gen "hcbench/generators/ginkgo"
 )
-
-// tableModel is a split model whose log ψ is given by a function of the two item sets, as
-// bitmasks; it lets tests state ties and −Inf directly.
-type tableModel struct {
-	n   int
-	psi func(a, b uint64) float64
-}
-
-func (m tableModel) Items() int { return m.n }
-func (m tableModel) NewClusters() model.Clusters {
-	c := &maskClusters{m: m}
-	for i := range m.n {
-		c.masks = append(c.masks, 1<<i)
-	}
-	return c
-}
-
-type maskClusters struct {
-	m     tableModel
-	masks []uint64
-}
-
-func (c *maskClusters) Merge(a, b int) int {
-	c.masks = append(c.masks, c.masks[a]|c.masks[b])
-	return len(c.masks) - 1
-}
-func (c *maskClusters) LogPsi(a, b int) float64 { return c.m.psi(c.masks[a], c.masks[b]) }
 
 func run(t *testing.T, m model.Model) Result {
 	t.Helper()
@@ -67,7 +41,7 @@ func TestTieRule(t *testing.T) {
 	}
 	for n, want := range cases {
 		for _, v := range []float64{0, math.Inf(-1)} {
-			r := run(t, tableModel{n: n, psi: func(a, b uint64) float64 { return v }})
+			r := run(t, modeltest.Constant(n, v))
 			if got := r.Tree.Newick(nil); got != want {
 				t.Errorf("n=%d, constant log ψ %v: tree %s, want %s", n, v, got, want)
 			}
@@ -80,7 +54,7 @@ func TestTieRule(t *testing.T) {
 
 func TestPrefersLargestSplit(t *testing.T) {
 	// log ψ rewards joining 1 with 3 first, then the pair with 0; 2 joins last.
-	psi := func(a, b uint64) float64 {
+	psi := func(a, b uint32) float64 {
 		switch u := a | b; u {
 		case 0b1010:
 			return 5
@@ -89,7 +63,7 @@ func TestPrefersLargestSplit(t *testing.T) {
 		}
 		return 0
 	}
-	r := run(t, tableModel{n: 4, psi: psi})
+	r := run(t, modeltest.Func{N: 4, Psi: psi})
 	if got, want := r.Tree.Canonical().Newick(nil), "((0,(1,3)),2);"; got != want {
 		t.Errorf("tree %s, want %s", got, want)
 	}
@@ -209,7 +183,7 @@ func TestReferenceJets(t *testing.T) {
 func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Run(ctx, tableModel{n: 5, psi: func(a, b uint64) float64 { return 0 }}); err != context.Canceled {
+	if _, err := Run(ctx, modeltest.Constant(5, 0)); err != context.Canceled {
 		t.Errorf("cancelled run returned %v, want context.Canceled", err)
 	}
 }

@@ -35,6 +35,28 @@ type Clusters interface {
 	LogPsi(a, b int) float64
 }
 
+// MaxSubsetItems is the largest number of items a SubsetModel accepts: subsets are uint32 masks,
+// and the exact trellis's 2^n tables would not fit in memory much beyond.
+const MaxSubsetItems = 30
+
+// SubsetModel is a Model whose splits can be scored for item subsets given as bitmasks (bit i
+// for item i), which is what the exact trellis works on.
+type SubsetModel interface {
+	Model
+	// SubsetBytes is the memory that NewSubsetScorer allocates per subset.
+	SubsetBytes() int
+	// NewSubsetScorer precomputes what the model needs about each of the 2^Items() subsets.
+	// Precondition: Items() ≤ MaxSubsetItems.
+	NewSubsetScorer() (SubsetScorer, error)
+}
+
+// SubsetScorer scores splits of subsets given as bitmasks. It is safe for concurrent use.
+type SubsetScorer interface {
+	// LogPsi returns log ψ(l, r) for the split of l|r into the disjoint, non-empty subsets l and
+	// r; it is symmetric and may be −Inf. The split of all items is the root split.
+	LogPsi(l, r uint32) float64
+}
+
 // TreeLogLikelihood returns the log-potential of t, a binary tree over all the model's items: the
 // sum of log ψ over its internal nodes. It is −Inf when any split is forbidden.
 func TreeLogLikelihood(m Model, t *tree.Tree) (float64, error) {

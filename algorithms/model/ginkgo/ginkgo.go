@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 
 	"hcbench/algorithms/logspace"
 	"hcbench/algorithms/model"
@@ -252,4 +253,57 @@ func Add(a, b [4]float64) [4]float64 {
 // MassSquared returns the Minkowski square E² − |p⃗|² of a 4-momentum (E, px, py, pz).
 func MassSquared(p [4]float64) float64 {
 	return p[0]*p[0] - p[1]*p[1] - p[2]*p[2] - p[3]*p[3]
+}
+
+// Leaves returns the leaf 4-momenta the model was built with (not a copy; do not modify).
+func (m *Model) Leaves() [][4]float64 { return m.leaves }
+
+// SubsetBytes is the memory of a subset scorer: one float64 t per subset.
+func (m *Model) SubsetBytes() int { return 8 }
+
+// NewSubsetScorer tabulates t of every subset of the leaves (in the version's convention: the
+// invariant mass² of the summed momentum, and 0 for single leaves under Version2020), from which
+// each split is scored. Precondition: at most model.MaxSubsetItems leaves.
+func (m *Model) NewSubsetScorer() (model.SubsetScorer, error) {
+	n := len(m.leaves)
+	if n > model.MaxSubsetItems {
+		return nil, fmt.Errorf("ginkgo: %d leaves, subsets go up to %d", n, model.MaxSubsetItems)
+	}
+	// Sum the momenta of the low and high halves separately: 2^(n/2) sums each, not 2^n.
+	h := n / 2
+	low, high := SubsetSums(m.leaves[:h]), SubsetSums(m.leaves[h:])
+	t := make([]float64, 1<<n)
+	for x := 1; x < len(t); x++ {
+		if x&(x-1) == 0 && m.p.Version == Version2020 {
+			continue // a leaf has t = 0
+		}
+		t[x] = MassSquared(Add(low[x&(1<<h-1)], high[x>>h]))
+	}
+	return &subsetScorer{m: m, t: t, full: uint32(len(t) - 1)}, nil
+}
+
+// SubsetSums returns the summed 4-momentum of every subset of leaves, indexed by bitmask.
+func SubsetSums(leaves [][4]float64) [][4]float64 {
+	out := make([][4]float64, 1<<len(leaves))
+	for x := 1; x < len(out); x++ {
+		out[x] = Add(out[x&(x-1)], leaves[bits.TrailingZeros(uint(x))])
+	}
+	return out
+}
+
+type subsetScorer struct {
+	m    *Model
+	t    []float64
+	full uint32
+}
+
+func (s *subsetScorer) LogPsi(l, r uint32) float64 {
+	root := 0
+	if l|r == s.full {
+		root = 1
+	}
+	if s.m.p.Version == Version2021 {
+		return s.m.split2021(s.t[l|r], s.t[l], s.t[r], root)
+	}
+	return s.m.split2020(s.t[l|r], s.t[l], s.t[r], root)
 }

@@ -1,0 +1,79 @@
+// Package modeltest provides split-potential models for tests: log ψ given directly as a function
+// of the two item sets, so that a test can state constant potentials, ties and −Inf splits, or
+// draw a random potential that every algorithm sees the same way.
+package modeltest
+
+import (
+	"math"
+
+	"hcbench/algorithms/model"
+)
+
+// Func is a model over N items whose log ψ(l, r) is Psi(l, r), item sets given as bitmasks (N ≤
+// 30). It implements model.Model and model.SubsetModel. Psi must be symmetric.
+type Func struct {
+	N   int
+	Psi func(l, r uint32) float64
+}
+
+// Items returns N.
+func (f Func) Items() int { return f.N }
+
+// NewClusters returns a mask-based cluster store.
+func (f Func) NewClusters() model.Clusters {
+	c := &clusters{f: f}
+	for i := range f.N {
+		c.masks = append(c.masks, 1<<i)
+	}
+	return c
+}
+
+// SubsetBytes is 0: the scorer holds no tables.
+func (f Func) SubsetBytes() int { return 0 }
+
+// NewSubsetScorer returns Psi as a scorer.
+func (f Func) NewSubsetScorer() (model.SubsetScorer, error) { return scorer(f.Psi), nil }
+
+type scorer func(l, r uint32) float64
+
+func (s scorer) LogPsi(l, r uint32) float64 { return s(l, r) }
+
+type clusters struct {
+	f     Func
+	masks []uint32
+}
+
+func (c *clusters) Merge(a, b int) int {
+	c.masks = append(c.masks, c.masks[a]|c.masks[b])
+	return len(c.masks) - 1
+}
+
+func (c *clusters) LogPsi(a, b int) float64 { return c.f.Psi(c.masks[a], c.masks[b]) }
+
+// Constant returns the model with log ψ ≡ v over n items.
+func Constant(n int, v float64) Func {
+	return Func{N: n, Psi: func(l, r uint32) float64 { return v }}
+}
+
+// Random returns a model over n items whose log ψ(l, r) is a fixed pseudo-random function of the
+// unordered pair {l, r} and seed: uniform in [−4, 0), or −Inf with probability pInf.
+func Random(n int, seed uint64, pInf float64) Func {
+	return Func{N: n, Psi: func(l, r uint32) float64 {
+		if l > r {
+			l, r = r, l
+		}
+		h := splitmix(seed ^ uint64(l)<<32 ^ uint64(r))
+		u := float64(h>>11) / (1 << 53)
+		if u < pInf {
+			return math.Inf(-1)
+		}
+		return -4 * float64(splitmix(h)>>11) / (1 << 53)
+	}}
+}
+
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
