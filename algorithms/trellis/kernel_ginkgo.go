@@ -1,0 +1,407 @@
+package trellis
+
+import (
+	"math"
+	"math/bits"
+	"unsafe"
+
+	"hcbench/algorithms/model/ginkgo"
+)
+
+// ginkgoKernel is the Ginkgo 2020 split likelihood (../shared/design/ginkgo.md §5) written into the
+// sweep, the hot loop of the whole harness. For a parent P with t_P ≥ t_cut and children of
+// scales t_max ≥ t_min (s = √t), with T = (s_P − s_max)² and N_λ = 1 − e^{−λ}:
+//
+//	ℓ = [t_max > 0 ? log λ − log t_P − λ t_max/t_P : log(1 − e^{−λ t_cut/t_P})] − log N_λ − log 4π
+//	  + [t_min > 0 ? log λ − log T − λ t_min/T    : log(1 − e^{−λ t_cut/T})]   − log N_λ
+//
+// What depends only on P is computed once per parent (prepare). Per split, with t_min > 0, the
+// sweep computes a = ℓ + log T and 1/T (a division), and then
+//
+//   - log Z accumulates (1/T)·e^{a + log Z_L + log Z_R}, which needs no log;
+//   - the MAP needs ℓ = a − log T only when the split can beat the best so far: log T is bounded
+//     below from its exponent and a table (to within 10^−3), and the exact, inlined log runs only
+//     when that bound does not rule the split out. MAP-only passes prune earlier still, with a
+//     bound that needs no T at all: the min-child term is at most −log N_λ − log t_min − 1 (its
+//     maximum over T, at T = λ t_min), kept per subset in the z field, which MAP-only leaves free.
+//
+// Splits with a leaf as the smaller child, or T outside [2^−100, 2^100), take the exact slow path.
+// A parent with t_P < t_cut has no finite split and is skipped.
+type ginkgoKernel struct {
+	t      *Trellis
+	b      uint
+	pLow   [][4]float64 // summed momentum of every low part
+	pHigh  [][4]float64 // of every high part
+	params ginkgo.Params
+}
+
+func newGinkgoKernel(t *Trellis, g *ginkgo.Model) *ginkgoKernel {
+	b := uint(t.blockBits())
+	leaves := g.Leaves()
+	k := &ginkgoKernel{t: t, b: b, params: g.Params()}
+	k.pLow = ginkgo.SubsetSums(leaves[:b])
+	k.pHigh = ginkgo.SubsetSums(leaves[b:])
+	return k
+}
+
+// Parent constants, by index into acc.c.
+const (
+	gkSP       = iota // s_P = √t_P
+	gkMaxInt          // log λ − log t_P − log N_λ − log 4π: the max-child term is gkMaxInt + gkMaxSlope·t_max
+	gkMaxSlope        // −λ/t_P
+	gkMaxLeaf         // log(1 − e^{−λ t_cut/t_P}) − log N_λ − log 4π: the max child is a leaf
+	gkMinInt          // log λ − log N_λ: the min-child term is gkMinInt − log T − λ t_min/T
+	gkLambda          // λ
+	gkLogNorm         // log N_λ
+)
+
+func (k *ginkgoKernel) prepare(xh uint32, sc []acc) {
+	t := k.t
+	p := k.params
+	nb := uint32(len(sc))
+	for xl := range nb {
+		x := xh<<k.b | xl
+		pv := ginkgo.Add(k.pLow[xl], k.pHigh[xh])
+		tx := 0.0 // leaves have t = 0 in the 2020 convention
+		if bits.OnesCount32(x) > 1 {
+			tx = ginkgo.MassSquared(pv)
+		}
+		nd := &t.nodes[x]
+		// A child's t enters the formula only through t > 0 and, when positive, its value, so a
+		// t ≤ 0 (a cluster of nearly collinear massless leaves) is stored as +0. Then every stored
+		// t and s is a non-negative float, whose bits order like the numbers: the sweep compares
+		// them as integers, without branches.
+		nd.t = max(tx, 0)
+		if !(nd.t > 0) {
+			nd.t = 0
+		}
+		nd.s = math.Sqrt(nd.t)
+		if t.opts.MAPOnly {
+			nd.z = 0
+			if nd.t > 0 {
+				nd.z = -math.Log(nd.t) - 1
+			}
+		}
+		a := &sc[xl]
+		if !(tx >= p.TCut) {
+			a.skip = true
+			continue
+		}
+		lam := p.Lambda
+		if x == t.full && p.RootLambda == ginkgo.RootLambdaGenerative {
+			lam = p.LambdaRoot
+		}
+		logNorm := math.Log(-math.Expm1(-lam))
+		a.c[gkSP] = nd.s
+		a.c[gkMaxInt] = math.Log(lam) - math.Log(tx) - logNorm - log4Pi
+		a.c[gkMaxSlope] = -lam / tx
+		a.c[gkMaxLeaf] = math.Log(-math.Expm1(-lam*p.TCut/tx)) - logNorm - log4Pi
+		a.c[gkMinInt] = math.Log(lam) - logNorm
+		a.c[gkLambda] = lam
+		a.c[gkLogNorm] = logNorm
+	}
+}
+
+var log4Pi = math.Log(4 * math.Pi)
+
+// minSlow is the min-child term where the fast path does not apply: a leaf child, or T outside
+// the range where 1/T and the Z sums stay far from overflow.
+func (k *ginkgoKernel) minSlow(a *acc, tMin, T float64) float64 {
+	lam := a.c[gkLambda]
+	if tMin > 0 {
+		if !(T > 0) {
+			return math.Inf(-1) // no room for an internal child; the reference would give NaN
+		}
+		return a.c[gkMinInt] - math.Log(T) - lam*tMin/T
+	}
+	return math.Log(-math.Expm1(-lam*k.params.TCut/T)) - a.c[gkLogNorm]
+}
+
+// splitSlow is ℓ of the split (l, r) of a's parent by the exact formula, for the splits the fast
+// path leaves out.
+func (k *ginkgoKernel) splitSlow(a *acc, l, r uint32) float64 {
+	nl, nr := &k.t.nodes[l], &k.t.nodes[r]
+	tMax, tMin, sMax := nl.t, nr.t, nl.s
+	if bits64(&nr.t) > bits64(&nl.t) {
+		tMax, tMin, sMax = nr.t, nl.t, nr.s
+	}
+	t1 := a.c[gkMaxLeaf]
+	if tMax > 0 {
+		t1 = a.c[gkMaxInt] + a.c[gkMaxSlope]*tMax
+	}
+	d := a.c[gkSP] - sMax
+	return t1 + k.minSlow(a, tMin, d*d)
+}
+
+// The fast path takes T with a biased exponent in [fastExpLo, fastExpLo+fastExpSpan), that is
+// T in [2^−100, 2^100).
+const (
+	fastExpLo   = 1023 - 100
+	fastExpSpan = 200
+	// logBoundSlack covers log1p(q), |q| < 2^−11, which the table-only lower bound of log T omits.
+	logBoundSlack = 1e-3
+)
+
+// slowBufLen bounds the slow splits one parent defers within one sweep. A slow split almost always
+// has a single item as its child of smaller t, and a parent has at most b + 2 such splits per
+// sweep; when more turn up, the parent's slow splits are found again by a second enumeration.
+const slowBufLen = 64
+
+// bits64 reads a float64 field as its bits.
+func bits64(p *float64) uint64 { return *(*uint64)(unsafe.Pointer(p)) }
+
+func (k *ginkgoKernel) sweep(lBase, rBase, lo, hi uint32, zero bool, sc []acc) {
+	if k.t.opts.MAPOnly {
+		k.sweepMAP(lBase, rBase, lo, hi, zero, sc)
+	} else {
+		k.sweepFull(lBase, rBase, lo, hi, zero, sc)
+	}
+}
+
+// lowRest returns the low bit and the rest of xl, and whether the parent xl has splits in this
+// sweep (xl = 0 has the single split u = 0 when zero is set).
+func lowRest(xl uint32, zero bool) (low, rest uint32, ok bool) {
+	if xl != 0 {
+		low = xl & -xl
+		return low, xl ^ low, true
+	}
+	return 0, 0, zero
+}
+
+// isFast reports whether the split with children of these t and T takes the fast path: an
+// internal child of smaller t (t_min > 0) and T in [2^−100, 2^100).
+func isFast(loT uint64, T float64) bool {
+	return loT != 0 && (math.Float64bits(T)>>52)-fastExpLo < fastExpSpan
+}
+
+// deferred lists the slow splits of one parent in one sweep, as l<<32 | r.
+type deferred struct {
+	n    int
+	over bool
+	buf  [slowBufLen]uint64
+}
+
+// slowSplits calls f for each slow split of the parent: from the buffer, or, when it overflowed,
+// by enumerating the sweep's splits of the parent again.
+func (k *ginkgoKernel) slowSplits(dfr *deferred, sP float64, lBase, rBase, low, rest uint32, f func(l, r uint32)) {
+	if !dfr.over {
+		for _, p := range dfr.buf[:dfr.n] {
+			f(uint32(p>>32), uint32(p))
+		}
+		return
+	}
+	for u, last := rest, false; !last; u = (u - 1) & rest {
+		last = u == 0
+		l, r := lBase|low|u, rBase|(rest^u)
+		if r == 0 {
+			continue
+		}
+		nl, nr := &k.t.nodes[l], &k.t.nodes[r]
+		hiS, loT := nl.s, bits64(&nr.t)
+		if bits64(&nr.t) > bits64(&nl.t) {
+			hiS, loT = nr.s, bits64(&nl.t)
+		}
+		d := sP - hiS
+		if !isFast(loT, d*d) {
+			f(l, r)
+		}
+	}
+}
+
+// addSlow accumulates the deferred slow splits of a's parent.
+func (k *ginkgoKernel) addSlow(a *acc, dfr *deferred, lBase, rBase, low, rest uint32) {
+	t := k.t
+	k.slowSplits(dfr, a.c[gkSP], lBase, rBase, low, rest, func(l, r uint32) {
+		v := k.splitSlow(a, l, r)
+		nl, nr := &t.nodes[l], &t.nodes[r]
+		vz, cnt := math.Inf(-1), 0.0
+		if !t.opts.MAPOnly {
+			vz = v + nl.z + nr.z
+		}
+		if t.count != nil && v > math.Inf(-1) {
+			cnt = t.count[l] * t.count[r]
+		}
+		a.add(l, v+nl.m+nr.m, vz, cnt)
+	})
+}
+
+// sweepFull computes log Z, the MAP and (unless NoCount) the count. The inner loop calls no
+// function: a call anywhere in it makes Go spill the loop's accumulators on every iteration.
+func (k *ginkgoKernel) sweepFull(lBase, rBase, lo, hi uint32, zero bool, sc []acc) {
+	t := k.t
+	nodes := unsafe.Pointer(unsafe.SliceData(t.nodes))
+	var counts unsafe.Pointer
+	if t.count != nil {
+		counts = unsafe.Pointer(unsafe.SliceData(t.count))
+	}
+	var dfr deferred
+	for xl := lo; xl < hi; xl++ {
+		a := &sc[xl]
+		low, rest, ok := lowRest(xl, zero)
+		if a.skip || !ok {
+			continue
+		}
+		sP, maxInt, maxSlope, maxLeaf := a.c[gkSP], a.c[gkMaxInt], a.c[gkMaxSlope], a.c[gkMaxLeaf]
+		minInt, lam := a.c[gkMinInt], a.c[gkLambda]
+		best, bestL, zref, zsum, cnt := a.best, a.bestL, a.zmax, a.zsum, a.cnt
+		dfr.n, dfr.over = 0, false
+		u := rest
+		for {
+			l := lBase | low | u
+			r := rBase | (rest ^ u)
+			if r != 0 {
+				nl := (*node)(unsafe.Add(nodes, uintptr(l)<<nodeShift))
+				nr := (*node)(unsafe.Add(nodes, uintptr(r)<<nodeShift))
+				// The child of larger t is the first-drawn child (ginkgo.md §5). Stored t and s are
+				// ≥ +0, so their bits order like the numbers, and integer selects compile to
+				// conditional moves, where float min/max cost a dozen instructions.
+				lt, rt, ls, rs := bits64(&nl.t), bits64(&nr.t), bits64(&nl.s), bits64(&nr.s)
+				hiT, loT, hiS := lt, rt, ls
+				if rt > lt {
+					hiT, loT, hiS = rt, lt, rs
+				}
+				d := sP - math.Float64frombits(hiS)
+				T := d * d
+				tb := math.Float64bits(T)
+				if loT != 0 && (tb>>52)-fastExpLo < fastExpSpan {
+					t1 := maxLeaf
+					if hiT != 0 {
+						t1 = maxInt + maxSlope*math.Float64frombits(hiT)
+					}
+					inv := 1 / T
+					av := t1 + minInt - lam*math.Float64frombits(loT)*inv // ℓ + log T
+
+					// log Z accumulates inv·e^{y}, y = av + z_L + z_R, as e^{y − zref}; a new
+					// maximum rescales the sum by e^{−(y − zref)}. One inlined exp serves both.
+					y := av + nl.z + nr.z
+					x := y - zref
+					nx := x
+					if x > 0 {
+						nx = -x
+					}
+					ex := 0.0
+					if nx >= -708 { // expNeg(nx), inlined by hand (cost 87 > 80); NaN fails the test
+						ki := int64(nx*(64/math.Ln2) - 0.5)
+						kf := float64(ki)
+						rr := nx - kf*(ln2Hi/64) - kf*(ln2Lo/64)
+						ex = (1 + rr*(1+rr*(0.5+rr*(1.0/6+rr*(1.0/24+rr*(1.0/120+rr*(1.0/720))))))) *
+							expTable[ki&63] * math.Float64frombits(uint64(1023+(ki>>6))<<52)
+					}
+					if x > 0 {
+						zsum = zsum*ex + inv
+						zref = y
+					} else {
+						zsum += inv * ex
+					}
+					if counts != nil {
+						cnt += *(*float64)(unsafe.Add(counts, uintptr(l)<<3)) * *(*float64)(unsafe.Add(counts, uintptr(r)<<3))
+					}
+
+					// MAP: ℓ + m_L + m_R = av − log T + m_L + m_R, worth the exact log only if the
+					// table bound log T ≥ e·ln2 + logTable[j] − slack leaves it a chance.
+					mSum := nl.m + nr.m
+					e := float64(int64(tb>>52) - 1023)
+					j := (tb >> (52 - tableBits)) & (tableSize - 1)
+					if av+mSum-(e*math.Ln2+logTable[j]-logBoundSlack) >= best {
+						// logRecip's log, inlined by hand (cost over the budget).
+						q := math.Float64frombits(tb&(1<<52-1)|1023<<52)*invTable[j] - 1
+						lg := e*ln2Hi + (e*ln2Lo + logTable[j] + (q - q*q*(0.5-q*(1.0/3-q*0.25))))
+						if vm := av - lg + mSum; vm >= best && (vm > best || l < bestL) {
+							best, bestL = vm, l
+						}
+					}
+				} else if dfr.n < slowBufLen {
+					dfr.buf[dfr.n] = uint64(l)<<32 | uint64(r)
+					dfr.n++
+				} else {
+					dfr.over = true
+				}
+			}
+			if u == 0 {
+				break
+			}
+			u = (u - 1) & rest
+		}
+		a.best, a.bestL, a.zmax, a.zsum, a.cnt = best, bestL, zref, zsum, cnt
+		if dfr.n > 0 || dfr.over {
+			k.addSlow(a, &dfr, lBase, rBase, low, rest)
+		}
+	}
+}
+
+// sweepMAP computes the MAP and (unless NoCount) the count; the z field of every node holds the
+// bound g = −log t − 1 (0 for t = 0) of the min-child term, without its −log N_λ. Like
+// sweepFull, its inner loop calls no function.
+func (k *ginkgoKernel) sweepMAP(lBase, rBase, lo, hi uint32, zero bool, sc []acc) {
+	t := k.t
+	nodes := unsafe.Pointer(unsafe.SliceData(t.nodes))
+	var counts unsafe.Pointer
+	if t.count != nil {
+		counts = unsafe.Pointer(unsafe.SliceData(t.count))
+	}
+	var dfr deferred
+	for xl := lo; xl < hi; xl++ {
+		a := &sc[xl]
+		low, rest, ok := lowRest(xl, zero)
+		if a.skip || !ok {
+			continue
+		}
+		sP, maxInt, maxSlope, maxLeaf := a.c[gkSP], a.c[gkMaxInt], a.c[gkMaxSlope], a.c[gkMaxLeaf]
+		minInt, lam, negLogNorm := a.c[gkMinInt], a.c[gkLambda], -a.c[gkLogNorm]
+		best, bestL, cnt := a.best, a.bestL, a.cnt
+		dfr.n, dfr.over = 0, false
+		u := rest
+		for {
+			l := lBase | low | u
+			r := rBase | (rest ^ u)
+			if r != 0 {
+				nl := (*node)(unsafe.Add(nodes, uintptr(l)<<nodeShift))
+				nr := (*node)(unsafe.Add(nodes, uintptr(r)<<nodeShift))
+				lt, rt, ls, rs := bits64(&nl.t), bits64(&nr.t), bits64(&nl.s), bits64(&nr.s)
+				hiT, loT, hiS, gMin := lt, rt, ls, bits64(&nr.z)
+				if rt > lt {
+					hiT, loT, hiS, gMin = rt, lt, rs, bits64(&nl.z)
+				}
+				d := sP - math.Float64frombits(hiS)
+				T := d * d
+				tb := math.Float64bits(T)
+				if loT != 0 && (tb>>52)-fastExpLo < fastExpSpan {
+					if counts != nil {
+						cnt += *(*float64)(unsafe.Add(counts, uintptr(l)<<3)) * *(*float64)(unsafe.Add(counts, uintptr(r)<<3))
+					}
+					t1 := maxLeaf
+					if hiT != 0 {
+						t1 = maxInt + maxSlope*math.Float64frombits(hiT)
+					}
+					mSum := nl.m + nr.m
+					// Even the best T for this t_min (the g bound) must leave the split a chance.
+					if t1+negLogNorm+math.Float64frombits(gMin)+mSum >= best {
+						av := t1 + minInt - lam*math.Float64frombits(loT)/T
+						e := float64(int64(tb>>52) - 1023)
+						j := (tb >> (52 - tableBits)) & (tableSize - 1)
+						if av+mSum-(e*math.Ln2+logTable[j]-logBoundSlack) >= best {
+							q := math.Float64frombits(tb&(1<<52-1)|1023<<52)*invTable[j] - 1
+							lg := e*ln2Hi + (e*ln2Lo + logTable[j] + (q - q*q*(0.5-q*(1.0/3-q*0.25))))
+							if vm := av - lg + mSum; vm >= best && (vm > best || l < bestL) {
+								best, bestL = vm, l
+							}
+						}
+					}
+				} else if dfr.n < slowBufLen {
+					dfr.buf[dfr.n] = uint64(l)<<32 | uint64(r)
+					dfr.n++
+				} else {
+					dfr.over = true
+				}
+			}
+			if u == 0 {
+				break
+			}
+			u = (u - 1) & rest
+		}
+		a.best, a.bestL, a.cnt = best, bestL, cnt
+		if dfr.n > 0 || dfr.over {
+			k.addSlow(a, &dfr, lBase, rBase, low, rest)
+		}
+	}
+}

@@ -1,0 +1,222 @@
+// Package trellis is the exact cluster trellis of Greenberg, Macaluso et al. (AISTATS 2021): a
+// dynamic program over all 2^N subsets of N items that gives, for any model whose tree potential is
+// a product of split potentials ψ(X_L, X_R),
+//
+//   - log Z, the log partition function over all (2N−3)!! binary trees;
+//   - the MAP tree and its log-potential;
+//   - the number of trees with finite likelihood;
+//   - the posterior marginal of every cluster, P(X_i | X), and of any sub-hierarchy (Marginals);
+//   - exact samples from the posterior P(H | X) = φ(H)/Z (Sample).
+//
+// Subsets are bitmasks (bit i for item i). Each unordered split {L, R} of a subset is enumerated
+// once, as the child L that holds the subset's lowest item. The pass costs O(3^N) time and
+// O(2^N) memory; a guard refuses an N whose tables would not fit (see MemoryLimit).
+//
+// Tie rule for the MAP tree: among splits of maximal value, the one whose child L (the child
+// holding the lowest item) has the smallest bitmask wins. This rule does not depend on the
+// enumeration order, so results are bit-identical for any number of workers.
+//
+// Speed (../shared/design/trellis-performance.md): subsets are visited in a cache-blocked order
+// (high/low bit halves, so the working set of one sweep stays in L2), blocks of equal popcount run
+// in parallel, and the Ginkgo 2020 likelihood has its own kernel with an inlined log and exp;
+// other models go through model.SubsetScorer.
+package trellis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"runtime"
+
+	"hcbench/algorithms/model"
+	"hcbench/algorithms/model/ginkgo"
+	"hcbench/algorithms/tree"
+)
+
+// Options configure Build.
+type Options struct {
+	// Workers is the number of goroutines; ≤ 0 means runtime.GOMAXPROCS(0). Results are
+	// bit-identical for any number.
+	Workers int
+	// MAPOnly skips log Z, which makes the pass faster; marginals and sampling then fail.
+	MAPOnly bool
+	// NoCount skips counting the trees with finite likelihood.
+	NoCount bool
+	// MemoryLimit bounds the bytes the tables may take; ≤ 0 means DefaultMemoryLimit().
+	MemoryLimit int64
+	// blockBits overrides the block size (tests); 0 picks one.
+	blockBits int
+	// generic forces the model.SubsetScorer path even for models with a kernel of their own
+	// (tests compare the two).
+	generic bool
+}
+
+// node is what the pass keeps per subset: the kernel's summary (t and s = √max(t, 0) for Ginkgo),
+// the MAP log-potential m and log Z. 32 bytes, so that a subset's byte offset is its mask << 5.
+type node struct {
+	t, s, m, z float64
+}
+
+const nodeShift = 5
+
+// Trellis holds the tables of a finished bottom-up pass.
+type Trellis struct {
+	n     int
+	full  uint32
+	opts  Options
+	nodes []node
+	count []float64 // trees with finite likelihood per subset; nil with NoCount
+	bp    []uint32  // MAP child holding the lowest item, per subset
+	model model.Model
+
+	scorer  model.SubsetScorer // built on demand for marginals and sampling
+	outside []float64          // log outside weights, built by Marginals
+}
+
+// ErrTooLarge is wrapped by the error Build returns when N is beyond the memory limit.
+var ErrTooLarge = errors.New("trellis: N too large")
+
+// BytesPerSubset is the table memory Build allocates per subset of the items (2^N subsets),
+// before the model's own scorer tables and the 8 bytes per subset that Marginals adds.
+const BytesPerSubset = 32 + 8 + 4
+
+// MemoryNeeded returns the bytes Build allocates for n items.
+func MemoryNeeded(n int) int64 {
+	return int64(BytesPerSubset) << n
+}
+
+// Build runs the bottom-up pass for m, which must be a model.SubsetModel with at most
+// model.MaxSubsetItems items. It fails, before allocating, when the tables would exceed the
+// memory limit; and returns ctx.Err() when cancelled.
+func Build(ctx context.Context, m model.Model, opts Options) (*Trellis, error) {
+	n := m.Items()
+	sm, ok := m.(model.SubsetModel)
+	if !ok {
+		return nil, fmt.Errorf("trellis: model %T cannot score subsets", m)
+	}
+	if n > model.MaxSubsetItems {
+		return nil, fmt.Errorf("%w: N = %d, the exact trellis handles at most %d items", ErrTooLarge, n, model.MaxSubsetItems)
+	}
+	limit := opts.MemoryLimit
+	if limit <= 0 {
+		limit = DefaultMemoryLimit()
+	}
+	need := MemoryNeeded(n) + int64(sm.SubsetBytes())<<n
+	if need > limit {
+		return nil, fmt.Errorf("%w: N = %d needs about %s for its tables, over the limit of %s (raise memory_limit, or use an approximate algorithm)",
+			ErrTooLarge, n, formatBytes(need), formatBytes(limit))
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	t := &Trellis{n: n, full: uint32(1)<<n - 1, opts: opts, model: m}
+	t.nodes = make([]node, 1<<n)
+	t.bp = make([]uint32, 1<<n)
+	if !opts.NoCount {
+		t.count = make([]float64, 1<<n)
+	}
+	var k kernel
+	if g, ok := m.(*ginkgo.Model); ok && g.Params().Version == ginkgo.Version2020 && !opts.generic {
+		k = newGinkgoKernel(t, g)
+	} else {
+		sc, err := sm.NewSubsetScorer()
+		if err != nil {
+			return nil, err
+		}
+		t.scorer = sc
+		k = &genericKernel{t: t, psi: sc}
+	}
+	if err := t.run(ctx, k); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// N returns the number of items.
+func (t *Trellis) N() int { return t.n }
+
+// LogZ returns log Z over all binary trees of the items (NaN with MAPOnly).
+func (t *Trellis) LogZ() float64 {
+	if t.opts.MAPOnly {
+		return math.NaN()
+	}
+	return t.nodes[t.full].z
+}
+
+// ClusterLogZ returns log Z of the trees over the subset x (NaN with MAPOnly).
+func (t *Trellis) ClusterLogZ(x uint32) float64 {
+	if t.opts.MAPOnly {
+		return math.NaN()
+	}
+	return t.nodes[x].z
+}
+
+// MAPValue returns the log-potential of the MAP tree, −Inf when every tree is impossible.
+func (t *Trellis) MAPValue() float64 { return t.nodes[t.full].m }
+
+// MAPTree returns the MAP tree, read off the backpointers. Leaves are items; node order is a
+// merge sequence (tree.FromMerges). When every tree is impossible it still returns a tree (the
+// backpointers then follow the tie rule), whose log-potential is −Inf.
+func (t *Trellis) MAPTree() *tree.Tree {
+	return t.treeFrom(t.full, func(x uint32) uint32 { return t.bp[x] })
+}
+
+// treeFrom builds the tree over x that choose picks: choose(v) is the child of v holding its lowest
+// item.
+func (t *Trellis) treeFrom(x uint32, choose func(v uint32) uint32) *tree.Tree {
+	if bits.OnesCount32(x) == 1 {
+		return tree.Leaf(bits.TrailingZeros32(x))
+	}
+	var merges [][2]int
+	var build func(v uint32) int
+	build = func(v uint32) int {
+		if bits.OnesCount32(v) == 1 {
+			return bits.TrailingZeros32(v)
+		}
+		l := choose(v)
+		a := build(l)
+		b := build(v ^ l)
+		merges = append(merges, [2]int{a, b})
+		return t.n + len(merges) - 1
+	}
+	build(x)
+	// A tree over a subset of the items is rebuilt over that subset's own indices only when x is
+	// the full set; callers pass t.full.
+	tr, err := tree.FromMerges(t.n, merges)
+	if err != nil {
+		panic(fmt.Sprintf("trellis: backpointers do not form a tree: %v", err)) // a bug, not bad input
+	}
+	return tr
+}
+
+// Count returns the number of binary trees with finite likelihood, and whether it is exact: the
+// pass counts in float64, which is exact while the count is below 2^53 (every N ≤ 16) and
+// otherwise correct to about 1e−15 relative. It is NaN with NoCount.
+func (t *Trellis) Count() (float64, bool) {
+	if t.count == nil {
+		return math.NaN(), false
+	}
+	c := t.count[t.full]
+	return c, c < 1<<53
+}
+
+// DefaultMemoryLimit is half of the machine's physical memory (or 4 GiB when it cannot be read),
+// so that a trellis never drives the machine into swap.
+func DefaultMemoryLimit() int64 {
+	if m := physicalMemory(); m > 0 {
+		return m / 2
+	}
+	return 4 << 30
+}
+
+func formatBytes(b int64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%d KiB", b>>10)
+}
