@@ -30,6 +30,7 @@ type builder func(in Input, dir string) ([]string, error)
 
 var builders = map[string]builder{
 	"summary": summary,
+	"runtime": runtime,
 }
 
 // Write builds the named reports into dir (created if needed) and returns the paths written.

@@ -1,10 +1,14 @@
 package reports
 
 import (
+	"encoding/xml"
 	"flag"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"hcbench/experiments/results"
@@ -48,14 +52,20 @@ func rec(ds, alg string, ll, truth float64, errMsg string, secs float64) results
 	return r
 }
 
+func withLogZ(r results.Record, lz float64) results.Record {
+	r.LogZ = results.Log(lz)
+	return r
+}
+
 // summaryInput covers the cases the table must handle: several items, a failure, a −Inf tree,
-// an item with a −Inf truth, a single item (no std) and a data set without truth.
+// an item with a −Inf truth, a single item (no std), a data set without truth, and an
+// algorithm that reports log Z (whose column appears only in the sections that have one).
 func summaryInput() Input {
 	inf, none := math.Inf(-1), math.NaN()
 	return Input{
 		Experiment: "golden",
 		Datasets:   []string{"jets", "file"},
-		Algorithms: []string{"truth", "greedy", "other"},
+		Algorithms: []string{"truth", "greedy", "other", "exact"},
 		Records: []results.Record{
 			rec("jets", "truth", -10, -10, "", 1e-6),
 			rec("jets", "truth", -12, -12, "", 2e-6),
@@ -66,6 +76,8 @@ func summaryInput() Input {
 			rec("jets", "greedy", 0, -1, "boom", 1.5),
 			rec("file", "greedy", -3.25, none, "", 2),
 			rec("file", "other", inf, none, "", 0.001),
+			withLogZ(rec("jets", "exact", -8.5, -10, "", 3), -6),
+			withLogZ(rec("jets", "exact", -11, -12, "", 4), -9.5),
 		},
 	}
 }
@@ -86,5 +98,66 @@ func TestSummaryGolden(t *testing.T) {
 func TestUnknownReport(t *testing.T) {
 	if _, err := Write([]string{"nope"}, summaryInput(), t.TempDir()); err == nil {
 		t.Error("unknown report accepted")
+	}
+}
+
+func TestRuntimeGolden(t *testing.T) {
+	// Two algorithms over N = 4, 5, 9: medians of 1, 2 or 3 tasks; a failed task is left out.
+	in := Input{Experiment: "golden", Datasets: []string{"jets"}, Algorithms: []string{"greedy", "exact", "absent"}}
+	for i, s := range []struct {
+		alg  string
+		n    int
+		secs float64
+		err  string
+	}{
+		{"greedy", 4, 1e-5, ""}, {"greedy", 4, 3e-5, ""}, {"greedy", 5, 2e-5, ""}, {"greedy", 9, 4e-5, ""}, {"greedy", 9, 5e-5, ""}, {"greedy", 9, 6e-5, ""},
+		{"exact", 4, 1e-4, ""}, {"exact", 5, 3e-4, ""}, {"exact", 9, 0.02, ""}, {"exact", 9, 9, "boom"},
+	} {
+		r := rec("jets", s.alg, -1, math.NaN(), s.err, s.secs)
+		r.N = s.n
+		r.Item = strconv.Itoa(i)
+		in.Records = append(in.Records, r)
+	}
+	dir := t.TempDir()
+	files, err := Write([]string{"runtime"}, in, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 4 {
+		t.Fatalf("wrote %v, want runtime.md, .csv, .png and .svg", files)
+	}
+	golden(t, filepath.Join(dir, "runtime.md"), "runtime.md")
+	golden(t, filepath.Join(dir, "runtime.csv"), "runtime.csv")
+	checkPlot(t, filepath.Join(dir, "runtime.png"), filepath.Join(dir, "runtime.svg"), 6)
+}
+
+// checkPlot checks that a plot was written as a decodable PNG and as SVG with at least points
+// path elements (gonum/plot draws each point's glyph as its own path).
+func checkPlot(t *testing.T, pngPath, svgPath string, points int) {
+	t.Helper()
+	f, err := os.Open(pngPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", pngPath, err)
+	}
+	if b := img.Bounds(); b.Dx() < 100 || b.Dy() < 100 {
+		t.Errorf("%s is only %v", pngPath, b)
+	}
+	svg, err := os.ReadFile(svgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		XMLName xml.Name `xml:"svg"`
+	}
+	if err := xml.Unmarshal(svg, &doc); err != nil {
+		t.Fatalf("%s is not SVG: %v", svgPath, err)
+	}
+	if got := strings.Count(string(svg), "<path"); got < points {
+		t.Errorf("%s has %d paths, want at least %d points", svgPath, got, points)
 	}
 }

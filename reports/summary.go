@@ -2,7 +2,6 @@ package reports
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -10,22 +9,25 @@ import (
 )
 
 // summary writes summary.md and summary.csv: per data set and algorithm, the number of items,
-// failures and −Inf trees, the mean ± std log-likelihood over finite values, the mean ± std gap to
-// the truth tree's log-likelihood (positive: better than truth), and the mean task time.
+// failures and −Inf trees, the mean ± std log-likelihood over finite values, log Z where an
+// algorithm computes it (the trellis), the mean ± std gap to the truth tree's log-likelihood
+// (positive: better than truth), and the mean task time.
 func summary(in Input, dir string) ([]string, error) {
-	header := []string{"algorithm", "items", "failed", "−inf", "log-likelihood", "gap to truth", "seconds"}
-	numeric := []bool{false, true, true, true, true, true, true}
 	csvT := table.Table{Header: []string{"dataset", "algorithm", "items", "failed", "neg_inf",
-		"loglik_mean", "loglik_std", "gap_to_truth_mean", "gap_to_truth_std", "gap_to_truth_items", "seconds_mean"}}
+		"loglik_mean", "loglik_std", "logz_mean", "logz_std", "gap_to_truth_mean", "gap_to_truth_std", "gap_to_truth_items", "seconds_mean"}}
 	var sections []section
 	for _, ds := range in.Datasets {
-		md := table.Table{Header: header, Numeric: numeric}
+		md := table.Table{
+			Header:  []string{"algorithm", "items", "failed", "−inf", "log-likelihood", "log Z", "gap to truth", "seconds"},
+			Numeric: []bool{false, true, true, true, true, true, true, true},
+		}
+		hasLogZ := false
 		for _, alg := range in.Algorithms {
 			rs := in.group(ds, alg)
 			if len(rs) == 0 {
 				continue
 			}
-			var ll, gap, secs []float64
+			var ll, lz, gap, secs []float64
 			items, failed, negInf := 0, 0, 0
 			for _, r := range rs {
 				secs = append(secs, r.Seconds)
@@ -34,6 +36,9 @@ func summary(in Input, dir string) ([]string, error) {
 					continue
 				}
 				items++
+				if r.LogZ != nil {
+					lz = append(lz, r.LogZ.Value())
+				}
 				v := r.LogLikelihood.Value()
 				if math.IsInf(v, -1) {
 					negInf++
@@ -47,6 +52,8 @@ func summary(in Input, dir string) ([]string, error) {
 				}
 			}
 			llMean, llStd := meanStd(ll)
+			zMean, zStd := meanStd(lz)
+			hasLogZ = hasLogZ || len(lz) > 0
 			gMean, gStd := meanStd(gap)
 			sMean, _ := meanStd(secs)
 			gapText := pm(gMean, gStd)
@@ -54,9 +61,12 @@ func summary(in Input, dir string) ([]string, error) {
 				gapText += " (" + strconv.Itoa(len(gap)) + " items)"
 			}
 			md.Rows = append(md.Rows, []string{alg, strconv.Itoa(items), strconv.Itoa(failed), strconv.Itoa(negInf),
-				pm(llMean, llStd), gapText, seconds(sMean)})
+				pm(llMean, llStd), pm(zMean, zStd), gapText, seconds(sMean)})
 			csvT.Rows = append(csvT.Rows, []string{ds, alg, strconv.Itoa(items), strconv.Itoa(failed), strconv.Itoa(negInf),
-				num(llMean), num(llStd), num(gMean), num(gStd), strconv.Itoa(len(gap)), num(sMean)})
+				num(llMean), num(llStd), num(zMean), num(zStd), num(gMean), num(gStd), strconv.Itoa(len(gap)), num(sMean)})
+		}
+		if !hasLogZ {
+			md = md.WithoutColumn(5)
 		}
 		if len(md.Rows) > 0 {
 			sections = append(sections, section{title: ds, table: md})
@@ -64,6 +74,7 @@ func summary(in Input, dir string) ([]string, error) {
 	}
 	notes := []string{
 		"Log-likelihoods are natural logs under each data set's model; mean ± sample std over items with a finite value.",
+		"log Z is the log of the sum of φ over all trees (exact trellis), the MAP is its best tree; log Z ≥ MAP log-likelihood.",
 		"−inf counts trees the model forbids; failed counts tasks that ended in an error (see the error field of results.jsonl).",
 		"Gap to truth is the tree's log-likelihood minus the generating tree's, so positive means more likely than the truth.",
 	}
@@ -72,13 +83,8 @@ func summary(in Input, dir string) ([]string, error) {
 		return files, err
 	}
 	csvPath := filepath.Join(dir, "summary.csv")
-	f, err := os.Create(csvPath)
-	if err != nil {
+	if err := writeCSV(csvPath, csvT); err != nil {
 		return files, err
 	}
-	if err := table.WriteCSV(f, csvT); err != nil {
-		f.Close()
-		return files, err
-	}
-	return append(files, csvPath), f.Close()
+	return append(files, csvPath), nil
 }

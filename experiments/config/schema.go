@@ -124,21 +124,35 @@ type TruthParams struct{}
 // GreedyParams: `greedy` merges the pair with the largest split likelihood until one cluster is left.
 type GreedyParams struct{}
 
+// TrellisParams: `trellis` is the exact cluster trellis (log Z, MAP tree, tree count, marginals,
+// posterior samples) over all 2^N subsets.
+type TrellisParams struct {
+	Mode        string   `yaml:"mode" default:"full" help:"full: log Z, the MAP tree and the tree count in one pass; map: the MAP tree alone, faster (no log Z, marginals or samples)"`
+	CountTrees  bool     `yaml:"count_trees" default:"true" help:"count the trees with finite likelihood (n_trees; exact below 2^53)"`
+	Marginals   int      `yaml:"marginals" default:"0" help:"report the posterior marginal of every MAP cluster and of the k most probable clusters, k = this value; 0: none (the marginals take a second pass, twice as long as the first)"`
+	Samples     int      `yaml:"samples" default:"0" help:"draw this many trees from the exact posterior, reproducible from the task seed"`
+	MemoryLimit ByteSize `yaml:"memory_limit" default:"0" help:"most memory one task's tables may take: bytes, or a number with KiB, MiB or GiB; 0: half of physical memory. A larger N fails with a message naming N, the estimate and the limit"`
+	Threads     int      `yaml:"threads" default:"0" help:"goroutines for one pass; 0: all cores. Results are identical for any value"`
+}
+
 // algorithmParams maps algorithm names to their parameter types; algorithmHelp says what each does.
 var (
 	algorithmParams = map[string]reflect.Type{
-		"truth":  reflect.TypeFor[TruthParams](),
-		"greedy": reflect.TypeFor[GreedyParams](),
+		"truth":   reflect.TypeFor[TruthParams](),
+		"greedy":  reflect.TypeFor[GreedyParams](),
+		"trellis": reflect.TypeFor[TrellisParams](),
 	}
 	algorithmHelp = map[string]string{
-		"truth":  "scores the generating tree (data sets that have one; other items get no truth task)",
-		"greedy": "greedy agglomeration: merge the pair with the largest split log-likelihood until one cluster is left (ties: trellis.md §6)",
+		"truth":   "scores the generating tree (data sets that have one; other items get no truth task)",
+		"greedy":  "greedy agglomeration: merge the pair with the largest split log-likelihood until one cluster is left (ties: trellis.md §6)",
+		"trellis": "the exact cluster trellis (AISTATS 2021): log Z over all (2N−3)!! trees, the MAP tree, the number of finite-likelihood trees, marginals and exact posterior samples; O(3^N) time, O(2^N) memory, practical to N ≈ 22",
 	}
 )
 
 // reportHelp lists the report names `reports:` accepts.
 var reportHelp = map[string]string{
-	"summary": "per data set and algorithm: items, failures, mean ± std log-likelihood and mean gap to truth (Markdown and CSV)",
+	"summary": "per data set and algorithm: items, failures, mean ± std log-likelihood, log Z where computed, and mean gap to truth (Markdown and CSV)",
+	"runtime": "median seconds per algorithm against the number of leaves N: a table (Markdown and CSV) and a log-scale plot (PNG and SVG)",
 }
 
 // ReportNames returns the report names a config may ask for.

@@ -41,7 +41,7 @@ func (d *decoder) validate(cfg *Config, top keyLines) {
 		} else {
 			names[ds.Name] = at("name")
 		}
-		v := sourceCheck{d: d, i: i, at: at}
+		v := entryCheck{d: d, prefix: fmt.Sprintf("datasets[%d]", i), at: at}
 		switch s := ds.Source.(type) {
 		case *GinkgoSource:
 			v.ginkgo(s)
@@ -59,6 +59,15 @@ func (d *decoder) validate(cfg *Config, top keyLines) {
 		if l, ok := a.lines["label"]; ok {
 			line = l
 		}
+		v := entryCheck{d: d, prefix: fmt.Sprintf("algorithms[%d]", i), at: func(key string) int {
+			if l, ok := a.lines[key]; ok {
+				return l
+			}
+			return a.Line
+		}}
+		if p, ok := a.Params.(*TrellisParams); ok {
+			v.trellis(p)
+		}
 		if !namePattern.MatchString(a.Label) {
 			d.addf(line, "algorithms[%d].label: %q must start with a letter or digit and hold only letters, digits, '.', '_' and '-'", i, a.Label)
 		} else if prev, dup := labels[a.Label]; dup {
@@ -69,23 +78,44 @@ func (d *decoder) validate(cfg *Config, top keyLines) {
 	}
 }
 
-// sourceCheck reports problems of one data set entry at the lines of its keys.
-type sourceCheck struct {
-	d  *decoder
-	i  int
-	at func(key string) int
+// entryCheck reports problems of one data set or algorithm entry at the lines of its keys.
+type entryCheck struct {
+	d      *decoder
+	prefix string // "datasets[0]"
+	at     func(key string) int
 }
 
 // bad reports a problem with key unless decoding already reported one.
-func (v sourceCheck) bad(key, format string, args ...any) {
-	path := fmt.Sprintf("datasets[%d].%s", v.i, key)
+func (v entryCheck) bad(key, format string, args ...any) {
+	path := v.prefix + "." + key
 	if v.d.failed[path] {
 		return
 	}
 	v.d.fail(v.at(key), path, format, args...)
 }
 
-func (v sourceCheck) ginkgo(g *GinkgoSource) {
+func (v entryCheck) trellis(p *TrellisParams) {
+	if p.Mode != "full" && p.Mode != "map" {
+		v.bad("mode", "must be full or map, got %q", p.Mode)
+	}
+	if p.Marginals < 0 {
+		v.bad("marginals", "must be 0 (none) or positive, got %d", p.Marginals)
+	}
+	if p.Samples < 0 {
+		v.bad("samples", "must be 0 (none) or positive, got %d", p.Samples)
+	}
+	if p.Mode == "map" && p.Marginals > 0 {
+		v.bad("marginals", "need log Z, which mode: map skips; use mode: full")
+	}
+	if p.Mode == "map" && p.Samples > 0 {
+		v.bad("samples", "need log Z, which mode: map skips; use mode: full")
+	}
+	if p.Threads < 0 {
+		v.bad("threads", "must be 0 (all cores) or positive, got %d", p.Threads)
+	}
+}
+
+func (v entryCheck) ginkgo(g *GinkgoSource) {
 	if g.Jets < 1 {
 		v.bad("jets", "must be at least 1, got %d", g.Jets)
 	}
@@ -122,7 +152,7 @@ func (v sourceCheck) ginkgo(g *GinkgoSource) {
 	v.jetLikelihood(g.JetLikelihood)
 }
 
-func (v sourceCheck) jetLikelihood(j JetLikelihood) {
+func (v entryCheck) jetLikelihood(j JetLikelihood) {
 	if j.Likelihood != "ginkgo2020" && j.Likelihood != "ginkgo2021" {
 		v.bad("likelihood", "must be ginkgo2020 or ginkgo2021, got %q", j.Likelihood)
 	}
@@ -131,7 +161,7 @@ func (v sourceCheck) jetLikelihood(j JetLikelihood) {
 	}
 }
 
-func (v sourceCheck) file(cfg *Config, p string) {
+func (v entryCheck) file(cfg *Config, p string) {
 	path := cfg.Resolve(p)
 	st, err := os.Stat(path)
 	switch {

@@ -43,9 +43,38 @@ type Record struct {
 	// TruthLogLikelihood is the generating tree's, where the item has one.
 	TruthLogLikelihood *LogProb `json:"truth_log_likelihood,omitempty"`
 	Newick             string   `json:"newick,omitempty"`
-	Seconds            float64  `json:"seconds"`
-	Error              string   `json:"error,omitempty"`
-	Warnings           []string `json:"warnings,omitempty"`
+	// LogZ is log Z, the log of the sum of φ over all binary trees (trellis in mode full).
+	LogZ *LogProb `json:"log_z,omitempty"`
+	// NTrees is the number of binary trees with finite likelihood (trellis). It is exact below
+	// 2^53 (every N ≤ 16) and otherwise correct to about 1e−15 relative.
+	NTrees *float64 `json:"n_trees,omitempty"`
+	// Marginals are posterior cluster probabilities (trellis with marginals > 0).
+	Marginals *Marginals `json:"marginals,omitempty"`
+	// Samples are trees drawn from the exact posterior (trellis with samples > 0).
+	Samples  []TreeSample `json:"samples,omitempty"`
+	Seconds  float64      `json:"seconds"`
+	Error    string       `json:"error,omitempty"`
+	Warnings []string     `json:"warnings,omitempty"`
+}
+
+// Marginals are posterior marginals P(cluster | items) of clusters of items (0-based indices).
+type Marginals struct {
+	// MAPClusters are the clusters of the MAP tree with at least two items, largest first.
+	MAPClusters []ClusterMarginal `json:"map_clusters"`
+	// TopClusters are the most probable clusters (leaving out single items and the full set).
+	TopClusters []ClusterMarginal `json:"top_clusters"`
+}
+
+// ClusterMarginal is one cluster and its posterior probability.
+type ClusterMarginal struct {
+	Cluster []int   `json:"cluster"`
+	P       float64 `json:"p"`
+}
+
+// TreeSample is a tree drawn from the posterior and its log-likelihood.
+type TreeSample struct {
+	Newick        string  `json:"newick"`
+	LogLikelihood LogProb `json:"log_likelihood"`
 }
 
 // LogProb is a log-probability that may be −Inf, written to JSON as null in that case.

@@ -8,8 +8,10 @@ import (
 
 	"hcbench/algorithms/greedy"
 	"hcbench/algorithms/tree"
+	"hcbench/algorithms/trellis"
 	"hcbench/experiments/config"
 	"hcbench/experiments/inputs"
+	"hcbench/experiments/results"
 )
 
 // solution is what an algorithm returns for a record.
@@ -17,12 +19,13 @@ type solution struct {
 	tree          *tree.Tree
 	logLikelihood float64
 	warnings      []string
+	// fill adds algorithm-specific fields (log Z, marginals, …) to the record.
+	fill func(*results.Record)
 }
 
 // solve runs one algorithm variant on an item. rng is the task's own stream.
 func solve(ctx context.Context, a config.Algorithm, it *inputs.Item, rng *rand.Rand) (solution, error) {
-	_ = rng // no algorithm of this build draws random numbers yet
-	switch a.Params.(type) {
+	switch p := a.Params.(type) {
 	case *config.TruthParams:
 		if it.Truth == nil {
 			return solution{}, errors.New("the item has no generating tree")
@@ -34,6 +37,56 @@ func solve(ctx context.Context, a config.Algorithm, it *inputs.Item, rng *rand.R
 			return solution{}, err
 		}
 		return solution{tree: r.Tree, logLikelihood: r.LogLikelihood}, nil
+	case *config.TrellisParams:
+		return solveTrellis(ctx, p, it, rng)
 	}
 	return solution{}, fmt.Errorf("algorithm %q is not implemented by the runner", a.Name)
+}
+
+func solveTrellis(ctx context.Context, p *config.TrellisParams, it *inputs.Item, rng *rand.Rand) (solution, error) {
+	tr, err := trellis.Build(ctx, it.Model, trellis.Options{
+		Workers:     p.Threads,
+		MAPOnly:     p.Mode == "map",
+		NoCount:     !p.CountTrees,
+		MemoryLimit: int64(p.MemoryLimit),
+	})
+	if err != nil {
+		return solution{}, err
+	}
+	sol := solution{tree: tr.MAPTree(), logLikelihood: tr.MAPValue()}
+	var marg *results.Marginals
+	if p.Marginals > 0 {
+		if err := tr.Marginals(ctx); err != nil {
+			return solution{}, err
+		}
+		marg = &results.Marginals{MAPClusters: clusterMarginals(tr.MAPClusterMarginals()), TopClusters: clusterMarginals(tr.TopClusters(p.Marginals))}
+	}
+	var samples []results.TreeSample
+	if p.Samples > 0 {
+		ss, err := tr.Sample(rng, p.Samples)
+		if err != nil {
+			return solution{}, err
+		}
+		for _, s := range ss {
+			samples = append(samples, results.TreeSample{Newick: s.Tree.Newick(it.Names), LogLikelihood: results.LogProb(s.LogLikelihood)})
+		}
+	}
+	sol.fill = func(r *results.Record) {
+		if p.Mode != "map" {
+			r.LogZ = results.Log(tr.LogZ())
+		}
+		if c, _ := tr.Count(); p.CountTrees {
+			r.NTrees = &c
+		}
+		r.Marginals, r.Samples = marg, samples
+	}
+	return sol, nil
+}
+
+func clusterMarginals(cs []trellis.ClusterProb) []results.ClusterMarginal {
+	out := make([]results.ClusterMarginal, len(cs))
+	for i, c := range cs {
+		out[i] = results.ClusterMarginal{Cluster: c.Items, P: c.P}
+	}
+	return out
 }

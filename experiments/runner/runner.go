@@ -354,6 +354,9 @@ func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet) (re
 	rec.LogLikelihood = results.Log(sol.logLikelihood)
 	rec.Newick = sol.tree.Newick(it.Names)
 	rec.Warnings = sol.warnings
+	if sol.fill != nil {
+		sol.fill(&rec)
+	}
 	return rec, true
 }
 

@@ -69,3 +69,16 @@ func WriteCSV(w io.Writer, t Table) error {
 	cw.Flush()
 	return cw.Error()
 }
+
+// WithoutColumn returns a copy of t without column i.
+func (t Table) WithoutColumn(i int) Table {
+	drop := func(s []string) []string { return append(append([]string(nil), s[:i]...), s[i+1:]...) }
+	out := Table{Header: drop(t.Header)}
+	if len(t.Numeric) > i {
+		out.Numeric = append(append([]bool(nil), t.Numeric[:i]...), t.Numeric[i+1:]...)
+	}
+	for _, r := range t.Rows {
+		out.Rows = append(out.Rows, drop(r))
+	}
+	return out
+}

@@ -1,0 +1,160 @@
+package reports
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"hcbench/reports/table"
+)
+
+// runtimeStats are the task times of one algorithm at one N.
+type runtimeStats struct {
+	n                    int
+	items                int
+	median, lowest, most float64
+}
+
+// runtimeByN groups the successful records by algorithm (in config order) and N (ascending).
+func runtimeByN(in Input) map[string][]runtimeStats {
+	secs := map[string]map[int][]float64{}
+	for _, r := range in.Records {
+		if r.Error != "" || r.Seconds <= 0 {
+			continue
+		}
+		if secs[r.Algorithm] == nil {
+			secs[r.Algorithm] = map[int][]float64{}
+		}
+		secs[r.Algorithm][r.N] = append(secs[r.Algorithm][r.N], r.Seconds)
+	}
+	out := map[string][]runtimeStats{}
+	for alg, byN := range secs {
+		var ns []int
+		for n := range byN {
+			ns = append(ns, n)
+		}
+		slices.Sort(ns)
+		for _, n := range ns {
+			xs := slices.Clone(byN[n])
+			slices.Sort(xs)
+			out[alg] = append(out[alg], runtimeStats{n: n, items: len(xs), median: median(xs), lowest: xs[0], most: xs[len(xs)-1]})
+		}
+	}
+	return out
+}
+
+// runtime writes runtime.md and runtime.csv (median task seconds per algorithm and N) and the
+// plot runtime.png / runtime.svg (log scale).
+func runtime(in Input, dir string) ([]string, error) {
+	stats := runtimeByN(in)
+	var algs []string
+	nset := map[int]bool{}
+	for _, a := range in.Algorithms {
+		if len(stats[a]) > 0 {
+			algs = append(algs, a)
+			for _, s := range stats[a] {
+				nset[s.n] = true
+			}
+		}
+	}
+	var ns []int
+	for n := range nset {
+		ns = append(ns, n)
+	}
+	slices.Sort(ns)
+
+	md := table.Table{Header: append([]string{"N"}, algs...), Numeric: make([]bool, len(algs)+1)}
+	for i := range md.Numeric {
+		md.Numeric[i] = true
+	}
+	csvT := table.Table{Header: []string{"algorithm", "n", "items", "median_seconds", "min_seconds", "max_seconds"}}
+	for _, n := range ns {
+		row := []string{strconv.Itoa(n)}
+		for _, a := range algs {
+			cell := ""
+			for _, s := range stats[a] {
+				if s.n == n {
+					cell = seconds(s.median)
+				}
+			}
+			row = append(row, cell)
+		}
+		md.Rows = append(md.Rows, row)
+	}
+	for _, a := range algs {
+		for _, s := range stats[a] {
+			csvT.Rows = append(csvT.Rows, []string{a, strconv.Itoa(s.n), strconv.Itoa(s.items), num(s.median), num(s.lowest), num(s.most)})
+		}
+	}
+	notes := []string{"Median wall time per task (one algorithm on one item) by the number of leaves N; the plot is runtime.png / runtime.svg."}
+	files, err := writeMarkdown(dir, "runtime", "Runtime: "+in.Experiment, []section{{title: "Median seconds per task", table: md}}, notes)
+	if err != nil {
+		return files, err
+	}
+	csvPath := filepath.Join(dir, "runtime.csv")
+	if err := writeCSV(csvPath, csvT); err != nil {
+		return files, err
+	}
+	files = append(files, csvPath)
+
+	p := plot.New()
+	p.Title.Text = "Runtime: " + in.Experiment
+	p.X.Label.Text = "N (leaves)"
+	p.Y.Label.Text = "median seconds per task"
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: 1}
+	p.Add(plotter.NewGrid())
+	for i, a := range algs {
+		xys := make(plotter.XYs, len(stats[a]))
+		for j, s := range stats[a] {
+			xys[j] = plotter.XY{X: float64(s.n), Y: s.median}
+		}
+		line, points, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return files, err
+		}
+		line.Color = plotutil.Color(i)
+		points.Color = plotutil.Color(i)
+		points.Shape = plotutil.Shape(i)
+		p.Add(line, points)
+		p.Legend.Add(a, line, points)
+	}
+	p.Legend.Top = true
+	p.Legend.Left = true
+	for _, ext := range []string{"png", "svg"} {
+		path := filepath.Join(dir, "runtime."+ext)
+		if err := p.Save(6*vg.Inch, 4*vg.Inch, path); err != nil {
+			return files, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
+
+// median returns the median of sorted xs (the mean of the two middle values for an even count).
+func median(xs []float64) float64 {
+	m := len(xs) / 2
+	if len(xs)%2 == 1 {
+		return xs[m]
+	}
+	return (xs[m-1] + xs[m]) / 2
+}
+
+// writeCSV writes t to path.
+func writeCSV(path string, t table.Table) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := table.WriteCSV(f, t); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
