@@ -56,7 +56,55 @@ func TestGinkgoAgainstBruteForce(t *testing.T) {
 				name := fmt.Sprintf("N=%d %v", n, v)
 				checkAgainstBruteForce(t, name+" kernel", m, build(t, m, Options{blockBits: 3}))
 				checkAgainstBruteForce(t, name+" generic", m, build(t, m, Options{generic: true, blockBits: 3}))
+				checkMAPOnly(t, name, m, build(t, m, Options{MAPOnly: true, blockBits: 3}))
 			}
+		}
+	}
+}
+
+// checkMAPOnly compares a MAP-only pass (which prunes with its own bound) with enumeration: the
+// MAP value (1e-10), a maximal tree, and the count of finite trees.
+func checkMAPOnly(t *testing.T, name string, m model.Model, tr *Trellis) {
+	t.Helper()
+	bf := enumerate(t, m)
+	if !close(tr.MAPValue(), bf.mapValue, 1e-10) || !math.IsNaN(tr.LogZ()) {
+		t.Errorf("%s MAP-only: MAP %v (brute force %v), log Z %v (want NaN)", name, tr.MAPValue(), bf.mapValue, tr.LogZ())
+	}
+	if nw := tr.MAPTree().Canonical().Newick(nil); !bf.mapTrees[nw] && !math.IsInf(bf.mapValue, -1) {
+		t.Errorf("%s MAP-only: tree %s is not maximal", name, nw)
+	}
+	if c, exact := tr.Count(); !exact || c != float64(bf.count) {
+		t.Errorf("%s MAP-only: count %v, brute force %d", name, c, bf.count)
+	}
+}
+
+// TestSlowPathOverflow runs a jet where most splits take the kernel's slow path: leaves in two
+// exactly collinear massless groups, so every cluster inside a group has t = 0 and every split
+// into a cluster of each group has a t = 0 child. A single block (blockBits = N) puts all of a
+// parent's splits into one sweep, more than the deferral buffer holds. The kernel must agree
+// with the generic path (1e-9).
+func TestSlowPathOverflow(t *testing.T) {
+	var leaves [][4]float64
+	for i := range 12 {
+		e := 10 + float64(i)
+		if i%2 == 0 {
+			leaves = append(leaves, [4]float64{e, 0, 0, e})
+		} else {
+			leaves = append(leaves, [4]float64{e, e, 0, 0})
+		}
+	}
+	m, err := ginkgo.New(leaves, ginkgo.Params{Lambda: 1.5, LambdaRoot: 1.5, TCut: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mapOnly := range []bool{false, true} {
+		k := build(t, m, Options{blockBits: 12, MAPOnly: mapOnly})
+		g := build(t, m, Options{blockBits: 12, MAPOnly: mapOnly, generic: true})
+		if !close(k.MAPValue(), g.MAPValue(), 1e-9) || (!mapOnly && !close(k.LogZ(), g.LogZ(), 1e-9)) {
+			t.Errorf("MAP-only %v: kernel MAP %v log Z %v, generic %v %v", mapOnly, k.MAPValue(), k.LogZ(), g.MAPValue(), g.LogZ())
+		}
+		if kc, _ := k.Count(); func() bool { gc, _ := g.Count(); return kc != gc }() {
+			t.Errorf("MAP-only %v: counts differ", mapOnly)
 		}
 	}
 }
@@ -268,7 +316,7 @@ func TestSamplingChiSquare(t *testing.T) {
 	}
 }
 
-func benchJet(b *testing.B, n int) *ginkgo.Model {
+func benchJet(b testing.TB, n int) *ginkgo.Model {
 	j := randomJet(b, rand.New(rand.NewPCG(uint64(n), 1)), n)
 	return jetModel(b, j, ginkgo.Version2020)
 }

@@ -208,7 +208,8 @@ func (k *ginkgoKernel) slowSplits(dfr *deferred, sP float64, lBase, rBase, low, 
 	}
 }
 
-// addSlow accumulates the deferred slow splits of a's parent.
+// addSlow accumulates the deferred slow splits of a's parent. MAP-only sweeps count every split in
+// their loop, so only full sweeps count here.
 func (k *ginkgoKernel) addSlow(a *acc, dfr *deferred, lBase, rBase, low, rest uint32) {
 	t := k.t
 	k.slowSplits(dfr, a.c[gkSP], lBase, rBase, low, rest, func(l, r uint32) {
@@ -218,7 +219,7 @@ func (k *ginkgoKernel) addSlow(a *acc, dfr *deferred, lBase, rBase, low, rest ui
 		if !t.opts.MAPOnly {
 			vz = v + nl.z + nr.z
 		}
-		if t.count != nil && v > math.Inf(-1) {
+		if t.count != nil && v > math.Inf(-1) && !t.opts.MAPOnly {
 			cnt = t.count[l] * t.count[r]
 		}
 		a.add(l, v+nl.m+nr.m, vz, cnt)
@@ -234,6 +235,7 @@ func (k *ginkgoKernel) sweepFull(lBase, rBase, lo, hi uint32, zero bool, sc []ac
 	if t.count != nil {
 		counts = unsafe.Pointer(unsafe.SliceData(t.count))
 	}
+	lb, rb := uintptr(lBase)<<nodeShift, uintptr(rBase)<<nodeShift
 	var dfr deferred
 	for xl := lo; xl < hi; xl++ {
 		a := &sc[xl]
@@ -245,22 +247,28 @@ func (k *ginkgoKernel) sweepFull(lBase, rBase, lo, hi uint32, zero bool, sc []ac
 		minInt, lam := a.c[gkMinInt], a.c[gkLambda]
 		best, bestL, zref, zsum, cnt := a.best, a.bestL, a.zmax, a.zsum, a.cnt
 		dfr.n, dfr.over = 0, false
-		u := rest
+		// Submasks are walked as byte offsets into nodes (mask << nodeShift), which saves the
+		// shifts.
+		lowO, restO := uintptr(low)<<nodeShift, uintptr(rest)<<nodeShift
+		uO := restO
 		for {
-			l := lBase | low | u
-			r := rBase | (rest ^ u)
-			if r != 0 {
-				nl := (*node)(unsafe.Add(nodes, uintptr(l)<<nodeShift))
-				nr := (*node)(unsafe.Add(nodes, uintptr(r)<<nodeShift))
+			lO := lb | lowO | uO
+			rO := rb | (restO ^ uO)
+			if rO != 0 {
+				nl := (*node)(unsafe.Add(nodes, lO))
+				nr := (*node)(unsafe.Add(nodes, rO))
 				// The child of larger t is the first-drawn child (ginkgo.md §5). Stored t and s are
-				// ≥ +0, so their bits order like the numbers, and integer selects compile to
-				// conditional moves, where float min/max cost a dozen instructions.
-				lt, rt, ls, rs := bits64(&nl.t), bits64(&nr.t), bits64(&nl.s), bits64(&nr.s)
-				hiT, loT, hiS := lt, rt, ls
+				// ≥ +0, so their bits order like the numbers; the selects are written with a mask so
+				// that they stay branch-free (a branch here is mispredicted half the time).
+				lt, rt := bits64(&nl.t), bits64(&nr.t)
+				var m uint64
 				if rt > lt {
-					hiT, loT, hiS = rt, lt, rs
+					m = ^uint64(0)
 				}
-				d := sP - math.Float64frombits(hiS)
+				x := (lt ^ rt) & m
+				hiT, loT := lt^x, rt^x
+				ls, rs := bits64(&nl.s), bits64(&nr.s)
+				d := sP - math.Float64frombits(ls^((ls^rs)&m))
 				T := d * d
 				tb := math.Float64bits(T)
 				if loT != 0 && (tb>>52)-fastExpLo < fastExpSpan {
@@ -294,7 +302,7 @@ func (k *ginkgoKernel) sweepFull(lBase, rBase, lo, hi uint32, zero bool, sc []ac
 						zsum += inv * ex
 					}
 					if counts != nil {
-						cnt += *(*float64)(unsafe.Add(counts, uintptr(l)<<3)) * *(*float64)(unsafe.Add(counts, uintptr(r)<<3))
+						cnt += *(*float64)(unsafe.Add(counts, lO>>(nodeShift-3))) * *(*float64)(unsafe.Add(counts, rO>>(nodeShift-3)))
 					}
 
 					// MAP: ℓ + m_L + m_R = av − log T + m_L + m_R, worth the exact log only if the
@@ -306,21 +314,22 @@ func (k *ginkgoKernel) sweepFull(lBase, rBase, lo, hi uint32, zero bool, sc []ac
 						// logRecip's log, inlined by hand (cost over the budget).
 						q := math.Float64frombits(tb&(1<<52-1)|1023<<52)*invTable[j] - 1
 						lg := e*ln2Hi + (e*ln2Lo + logTable[j] + (q - q*q*(0.5-q*(1.0/3-q*0.25))))
+						l := uint32(lO >> nodeShift)
 						if vm := av - lg + mSum; vm >= best && (vm > best || l < bestL) {
 							best, bestL = vm, l
 						}
 					}
 				} else if dfr.n < slowBufLen {
-					dfr.buf[dfr.n] = uint64(l)<<32 | uint64(r)
+					dfr.buf[dfr.n] = uint64(lO>>nodeShift)<<32 | uint64(rO>>nodeShift)
 					dfr.n++
 				} else {
 					dfr.over = true
 				}
 			}
-			if u == 0 {
+			if uO == 0 {
 				break
 			}
-			u = (u - 1) & rest
+			uO = (uO - 1<<nodeShift) & restO
 		}
 		a.best, a.bestL, a.zmax, a.zsum, a.cnt = best, bestL, zref, zsum, cnt
 		if dfr.n > 0 || dfr.over {
@@ -339,6 +348,7 @@ func (k *ginkgoKernel) sweepMAP(lBase, rBase, lo, hi uint32, zero bool, sc []acc
 	if t.count != nil {
 		counts = unsafe.Pointer(unsafe.SliceData(t.count))
 	}
+	lb, rb := uintptr(lBase)<<nodeShift, uintptr(rBase)<<nodeShift
 	var dfr deferred
 	for xl := lo; xl < hi; xl++ {
 		a := &sc[xl]
@@ -350,32 +360,43 @@ func (k *ginkgoKernel) sweepMAP(lBase, rBase, lo, hi uint32, zero bool, sc []acc
 		minInt, lam, negLogNorm := a.c[gkMinInt], a.c[gkLambda], -a.c[gkLogNorm]
 		best, bestL, cnt := a.best, a.bestL, a.cnt
 		dfr.n, dfr.over = 0, false
-		u := rest
+		// Submasks are walked as byte offsets into nodes (mask << nodeShift), which saves the
+		// shifts; see sweepFull for the selects.
+		lowO, restO := uintptr(low)<<nodeShift, uintptr(rest)<<nodeShift
+		uO := restO
 		for {
-			l := lBase | low | u
-			r := rBase | (rest ^ u)
-			if r != 0 {
-				nl := (*node)(unsafe.Add(nodes, uintptr(l)<<nodeShift))
-				nr := (*node)(unsafe.Add(nodes, uintptr(r)<<nodeShift))
-				lt, rt, ls, rs := bits64(&nl.t), bits64(&nr.t), bits64(&nl.s), bits64(&nr.s)
-				hiT, loT, hiS, gMin := lt, rt, ls, bits64(&nr.z)
+			lO := lb | lowO | uO
+			rO := rb | (restO ^ uO)
+			if rO != 0 {
+				nl := (*node)(unsafe.Add(nodes, lO))
+				nr := (*node)(unsafe.Add(nodes, rO))
+				lt, rt := bits64(&nl.t), bits64(&nr.t)
+				var m uint64
 				if rt > lt {
-					hiT, loT, hiS, gMin = rt, lt, rs, bits64(&nl.z)
+					m = ^uint64(0)
 				}
+				x := (lt ^ rt) & m
+				hiT, loT := lt^x, rt^x
+				ls, rs := bits64(&nl.s), bits64(&nr.s)
+				hiS := ls ^ ((ls ^ rs) & m)
+				lz, rz := bits64(&nl.z), bits64(&nr.z)
+				gMin := rz ^ ((lz ^ rz) & m)
 				d := sP - math.Float64frombits(hiS)
 				T := d * d
-				tb := math.Float64bits(T)
-				if loT != 0 && (tb>>52)-fastExpLo < fastExpSpan {
-					if counts != nil {
-						cnt += *(*float64)(unsafe.Add(counts, uintptr(l)<<3)) * *(*float64)(unsafe.Add(counts, uintptr(r)<<3))
-					}
-					t1 := maxLeaf
-					if hiT != 0 {
-						t1 = maxInt + maxSlope*math.Float64frombits(hiT)
-					}
-					mSum := nl.m + nr.m
-					// Even the best T for this t_min (the g bound) must leave the split a chance.
-					if t1+negLogNorm+math.Float64frombits(gMin)+mSum >= best {
+				if counts != nil && (loT == 0 || T > 0) { // the split is finite (see minSlow)
+					cnt += *(*float64)(unsafe.Add(counts, lO>>(nodeShift-3))) * *(*float64)(unsafe.Add(counts, rO>>(nodeShift-3)))
+				}
+				t1 := maxLeaf
+				if hiT != 0 {
+					t1 = maxInt + maxSlope*math.Float64frombits(hiT)
+				}
+				mSum := nl.m + nr.m
+				// Even the best T for this t_min (the g bound) must leave the split a chance; the
+				// bound holds on the slow path too, so it comes first.
+				if t1+negLogNorm+math.Float64frombits(gMin)+mSum >= best {
+					l, r := uint32(lO>>nodeShift), uint32(rO>>nodeShift)
+					tb := math.Float64bits(T)
+					if loT != 0 && (tb>>52)-fastExpLo < fastExpSpan {
 						av := t1 + minInt - lam*math.Float64frombits(loT)/T
 						e := float64(int64(tb>>52) - 1023)
 						j := (tb >> (52 - tableBits)) & (tableSize - 1)
@@ -386,18 +407,18 @@ func (k *ginkgoKernel) sweepMAP(lBase, rBase, lo, hi uint32, zero bool, sc []acc
 								best, bestL = vm, l
 							}
 						}
+					} else if dfr.n < slowBufLen {
+						dfr.buf[dfr.n] = uint64(l)<<32 | uint64(r)
+						dfr.n++
+					} else {
+						dfr.over = true
 					}
-				} else if dfr.n < slowBufLen {
-					dfr.buf[dfr.n] = uint64(l)<<32 | uint64(r)
-					dfr.n++
-				} else {
-					dfr.over = true
 				}
 			}
-			if u == 0 {
+			if uO == 0 {
 				break
 			}
-			u = (u - 1) & rest
+			uO = (uO - 1<<nodeShift) & restO
 		}
 		a.best, a.bestL, a.cnt = best, bestL, cnt
 		if dfr.n > 0 || dfr.over {

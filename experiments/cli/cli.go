@@ -182,7 +182,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) int {
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("run", stderr, "run CONFIG [-out DIR] [-workers N] [-save-data]")
 	out := fs.String("out", "", "run directory (default runs/<name>-<UTC time>); must not exist or be empty")
-	workers := fs.Int("workers", 0, "tasks run at once (default: all cores)")
+	workers := fs.Int("workers", 0, "tasks run at once (default: the config's workers, else all cores)")
 	saveData := fs.Bool("save-data", false, "also write generated data sets to data/<name>.jsonl in the run directory")
 	every := fs.Duration("progress", 10*time.Second, "when stderr is not a terminal, log a progress line this often (0: never)")
 	files, err := parse(fs, args)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -285,6 +286,53 @@ func TestGenerationShortfallIsLoud(t *testing.T) {
 	for k, r := range recs {
 		if !strings.HasPrefix(r.Error, "data: ") {
 			t.Errorf("task %s: error %q, want a data error", k, r.Error)
+		}
+	}
+}
+
+// TestTrellisRecords runs the trellis with marginals and samples: records carry log Z ≥ the MAP,
+// the tree count, the marginals and the samples, identically for 1 and 2 workers; a task over the
+// memory limit fails with a message naming N, the estimate and the limit, and the others go on.
+func TestTrellisRecords(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "tr.yaml", `version: 1
+name: tr
+datasets:
+  - {name: qcd, generator: ginkgo, jets: 6, min_leaves: 5, max_leaves: 8, t_cut: 16}
+algorithms:
+  - {name: trellis, marginals: 3, samples: 4}
+  - {name: trellis, label: tiny, memory_limit: 1KiB}
+`)
+	var runs []map[string]results.Record
+	for _, w := range []string{"1", "2"} {
+		out := filepath.Join(dir, "run-"+w)
+		code, _, stderr := run(t, context.Background(), "run", cfg, "-out", out, "-workers", w)
+		if code != ExitFailure {
+			t.Fatalf("exit %d, want %d (the tiny tasks fail)\n%s", code, ExitFailure, stderr)
+		}
+		runs = append(runs, readRecords(t, out))
+	}
+	for k, r := range runs[0] {
+		jr, _ := json.Marshal(r)
+		jr2, _ := json.Marshal(runs[1][k])
+		if !bytes.Equal(jr, jr2) {
+			t.Errorf("task %s differs between 1 and 2 workers", k)
+		}
+		switch r.Algorithm {
+		case "trellis":
+			if r.Error != "" || r.LogZ == nil || *r.LogZ < *r.LogLikelihood || r.NTrees == nil || *r.NTrees < 1 {
+				t.Errorf("%s: %+v", k, r)
+			}
+			if r.Marginals == nil || len(r.Marginals.TopClusters) != 3 || len(r.Marginals.MAPClusters) != r.N-1 || len(r.Samples) != 4 {
+				t.Errorf("%s: marginals %+v, %d samples", k, r.Marginals, len(r.Samples))
+			}
+			if r.Marginals != nil && r.Marginals.MAPClusters[0].P < 0.999999 { // the root
+				t.Errorf("%s: root marginal %v", k, r.Marginals.MAPClusters[0].P)
+			}
+		case "tiny":
+			if !strings.Contains(r.Error, "N = "+strconv.Itoa(r.N)) || !strings.Contains(r.Error, "over the limit of 1 KiB") {
+				t.Errorf("%s: error %q", k, r.Error)
+			}
 		}
 	}
 }

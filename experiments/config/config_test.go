@@ -195,3 +195,50 @@ func TestHelpListsEveryKey(t *testing.T) {
 		}
 	}
 }
+
+func TestTrellisParams(t *testing.T) {
+	src := `version: 1
+name: t
+datasets:
+  - {name: d, generator: ginkgo, jets: 1, t_cut: 16}
+algorithms:
+  - {name: trellis, memory_limit: 1.5GiB, samples: 10, marginals: 5}
+  - {name: trellis, label: m, mode: map}
+`
+	cfg, err := Parse("t.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := cfg.Algorithms[0].Params.(*TrellisParams)
+	if p.Mode != "full" || !p.CountTrees || p.MemoryLimit != 3<<29 || p.Samples != 10 || p.Marginals != 5 {
+		t.Errorf("params %+v", p)
+	}
+	if m := cfg.Algorithms[1].Params.(*TrellisParams); m.Mode != "map" || m.MemoryLimit != 0 {
+		t.Errorf("params %+v", m)
+	}
+	bad := strings.Replace(src, "mode: map}", "mode: map, samples: 3, memory_limit: lots}", 1)
+	bad = strings.Replace(bad, "samples: 10", "samples: -1", 1)
+	_, err = Parse("t.yaml", []byte(bad))
+	for _, want := range []string{
+		"t.yaml:6: algorithms[0].samples: must be 0 (none) or positive, got -1",
+		`t.yaml:7: algorithms[1].memory_limit: want a size such as 8GiB or 512MiB, got "lots"`,
+		"t.yaml:7: algorithms[1].samples: need log Z, which mode: map skips; use mode: full",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not contain %q", err, want)
+		}
+	}
+}
+
+func TestParseByteSize(t *testing.T) {
+	for in, want := range map[string]ByteSize{"0": 0, "1024": 1024, "1KiB": 1024, "512MiB": 512 << 20, "1.5 GiB": 3 << 29, "2GB": 2e9, "7B": 7} {
+		if got, err := ParseByteSize(in); err != nil || got != want {
+			t.Errorf("ParseByteSize(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1", "lots", "1XB", "1e30GiB"} {
+		if _, err := ParseByteSize(in); err == nil {
+			t.Errorf("ParseByteSize(%q) succeeded", in)
+		}
+	}
+}

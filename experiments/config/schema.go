@@ -26,6 +26,7 @@ type Header struct {
 	Name     string `yaml:"name" required:"true" help:"experiment name: names the run directory and every result record (letters, digits, '.', '_', '-')"`
 	Seed     uint64 `yaml:"seed" default:"1" help:"master seed; every data item and every task derives its own random stream from it and a stable key, so results do not depend on worker count or order"`
 	SaveData bool   `yaml:"save_data" default:"false" help:"also write the generated data sets to data/<name>.jsonl in the run directory (the -save-data flag does the same)"`
+	Workers  int    `yaml:"workers" default:"0" help:"tasks run at once; 0: all cores. 1 gives each task the whole machine, which timing studies want (the trellis runs its own threads); the -workers flag overrides it"`
 }
 
 // listKeys are the top-level keys that hold lists; their entries are described separately.

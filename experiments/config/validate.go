@@ -18,6 +18,9 @@ func (d *decoder) validate(cfg *Config, top keyLines) {
 	if !d.failed["name"] && !namePattern.MatchString(cfg.Name) {
 		d.addf(top["name"], "name: %q must start with a letter or digit and hold only letters, digits, '.', '_' and '-'", cfg.Name)
 	}
+	if !d.failed["workers"] && cfg.Workers < 0 {
+		d.addf(top["workers"], "workers: must be 0 (all cores) or positive, got %d", cfg.Workers)
+	}
 	if top.has("datasets") && len(cfg.Datasets) == 0 && !d.failed["datasets"] {
 		d.addf(top["datasets"], "datasets: the list is empty")
 	}

@@ -32,7 +32,8 @@ import (
 type Options struct {
 	// Dir is the run directory; it must not exist or be empty.
 	Dir string
-	// Workers is the number of tasks run at once; ≤ 0 means runtime.GOMAXPROCS(0).
+	// Workers is the number of tasks run at once; ≤ 0 means the config's workers, and if that is
+	// 0 too, runtime.GOMAXPROCS(0).
 	Workers int
 	// SaveData writes generated data sets to data/<name>.jsonl (also set by the config).
 	SaveData bool
@@ -72,6 +73,9 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		return nil, err
 	}
 	workers := opts.Workers
+	if workers <= 0 {
+		workers = p.Config.Workers
+	}
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
