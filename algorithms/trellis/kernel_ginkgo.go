@@ -150,14 +150,6 @@ const slowBufLen = 64
 // bits64 reads a float64 field as its bits.
 func bits64(p *float64) uint64 { return *(*uint64)(unsafe.Pointer(p)) }
 
-func (k *ginkgoKernel) sweep(lBase, rBase, lo, hi uint32, zero bool, sc []acc) {
-	if k.t.opts.MAPOnly {
-		k.sweepMAP(lBase, rBase, lo, hi, zero, sc)
-	} else {
-		k.sweepFull(lBase, rBase, lo, hi, zero, sc)
-	}
-}
-
 // lowRest returns the low bit and the rest of xl, and whether the parent xl has splits in this
 // sweep (xl = 0 has the single split u = 0 when zero is set).
 func lowRest(xl uint32, zero bool) (low, rest uint32, ok bool) {
@@ -174,45 +166,77 @@ func isFast(loT uint64, T float64) bool {
 	return loT != 0 && (math.Float64bits(T)>>52)-fastExpLo < fastExpSpan
 }
 
-// deferred lists the slow splits of one parent in one sweep, as l<<32 | r.
-type deferred struct {
-	n    int
-	over bool
-	buf  [slowBufLen]uint64
+// parentSweep holds one parent's share of a sweep: where its splits' children are, the parent's
+// constants, and the accumulators that the split loop updates. The split loops exist in Go
+// (splitsFullGo, splitsMAPGo) and, on amd64, in assembly (kernel_ginkgo_amd64.s), which reads this
+// struct through the offsets in go_asm.h; the two do the same floating-point operations in the
+// same order, so their results are identical bit for bit (TestAssemblyMatchesGo).
+type parentSweep struct {
+	nodes, counts         unsafe.Pointer // counts is nil when not counting
+	lb, rb, lowO, restO   uintptr        // children at lb|lowO|u and rb|(restO^u), u ⊆ restO (byte offsets)
+	sP, maxInt, maxSlope  float64        // parent constants, see gkSP…
+	maxLeaf, minInt, lam  float64
+	negLogNorm            float64
+	best, zref, zsum, cnt float64 // accumulators
+	bestL                 uint64
+	nSlow, over           uint64 // slow splits deferred to slow[:nSlow]; over: more did not fit
+	slow                  [slowBufLen]uint64
 }
 
-// slowSplits calls f for each slow split of the parent: from the buffer, or, when it overflowed,
-// by enumerating the sweep's splits of the parent again.
-func (k *ginkgoKernel) slowSplits(dfr *deferred, sP float64, lBase, rBase, low, rest uint32, f func(l, r uint32)) {
-	if !dfr.over {
-		for _, p := range dfr.buf[:dfr.n] {
-			f(uint32(p>>32), uint32(p))
-		}
-		return
+// load sets p up for the parent of a, with the children's byte offsets.
+func (p *parentSweep) load(a *acc, lb, rb uintptr, low, rest uint32) {
+	p.lb, p.rb = lb, rb
+	p.lowO, p.restO = uintptr(low)<<nodeShift, uintptr(rest)<<nodeShift
+	p.sP, p.maxInt, p.maxSlope, p.maxLeaf = a.c[gkSP], a.c[gkMaxInt], a.c[gkMaxSlope], a.c[gkMaxLeaf]
+	p.minInt, p.lam, p.negLogNorm = a.c[gkMinInt], a.c[gkLambda], -a.c[gkLogNorm]
+	p.best, p.bestL, p.zref, p.zsum, p.cnt = a.best, uint64(a.bestL), a.zmax, a.zsum, a.cnt
+	p.nSlow, p.over = 0, 0
+}
+
+// store writes the accumulators back to a.
+func (p *parentSweep) store(a *acc) {
+	a.best, a.bestL, a.zmax, a.zsum, a.cnt = p.best, uint32(p.bestL), p.zref, p.zsum, p.cnt
+}
+
+// Split loops; kernel_ginkgo_amd64.go points them at the assembly.
+var (
+	splitsFull = splitsFullGo
+	splitsMAP  = splitsMAPGo
+)
+
+func (k *ginkgoKernel) sweep(lBase, rBase, lo, hi uint32, zero bool, sc []acc) {
+	t := k.t
+	var p parentSweep
+	p.nodes = unsafe.Pointer(unsafe.SliceData(t.nodes))
+	if t.count != nil {
+		p.counts = unsafe.Pointer(unsafe.SliceData(t.count))
 	}
-	for u, last := rest, false; !last; u = (u - 1) & rest {
-		last = u == 0
-		l, r := lBase|low|u, rBase|(rest^u)
-		if r == 0 {
+	split := splitsFull
+	if t.opts.MAPOnly {
+		split = splitsMAP
+	}
+	lb, rb := uintptr(lBase)<<nodeShift, uintptr(rBase)<<nodeShift
+	for xl := lo; xl < hi; xl++ {
+		a := &sc[xl]
+		low, rest, ok := lowRest(xl, zero)
+		if a.skip || !ok {
 			continue
 		}
-		nl, nr := &k.t.nodes[l], &k.t.nodes[r]
-		hiS, loT := nl.s, bits64(&nr.t)
-		if bits64(&nr.t) > bits64(&nl.t) {
-			hiS, loT = nr.s, bits64(&nl.t)
-		}
-		d := sP - hiS
-		if !isFast(loT, d*d) {
-			f(l, r)
+		p.load(a, lb, rb, low, rest)
+		split(&p)
+		p.store(a)
+		if p.nSlow > 0 || p.over != 0 {
+			k.addSlow(a, &p)
 		}
 	}
 }
 
-// addSlow accumulates the deferred slow splits of a's parent. MAP-only sweeps count every split in
-// their loop, so only full sweeps count here.
-func (k *ginkgoKernel) addSlow(a *acc, dfr *deferred, lBase, rBase, low, rest uint32) {
+// addSlow accumulates the deferred slow splits of a's parent: from the buffer, or, when it
+// overflowed, found by enumerating the parent's splits again. MAP-only loops count every split
+// themselves, so only full sweeps count here.
+func (k *ginkgoKernel) addSlow(a *acc, p *parentSweep) {
 	t := k.t
-	k.slowSplits(dfr, a.c[gkSP], lBase, rBase, low, rest, func(l, r uint32) {
+	add := func(l, r uint32) {
 		v := k.splitSlow(a, l, r)
 		nl, nr := &t.nodes[l], &t.nodes[r]
 		vz, cnt := math.Inf(-1), 0.0
@@ -223,206 +247,191 @@ func (k *ginkgoKernel) addSlow(a *acc, dfr *deferred, lBase, rBase, low, rest ui
 			cnt = t.count[l] * t.count[r]
 		}
 		a.add(l, v+nl.m+nr.m, vz, cnt)
-	})
-}
-
-// sweepFull computes log Z, the MAP and (unless NoCount) the count. The inner loop calls no
-// function: a call anywhere in it makes Go spill the loop's accumulators on every iteration.
-func (k *ginkgoKernel) sweepFull(lBase, rBase, lo, hi uint32, zero bool, sc []acc) {
-	t := k.t
-	nodes := unsafe.Pointer(unsafe.SliceData(t.nodes))
-	var counts unsafe.Pointer
-	if t.count != nil {
-		counts = unsafe.Pointer(unsafe.SliceData(t.count))
 	}
-	lb, rb := uintptr(lBase)<<nodeShift, uintptr(rBase)<<nodeShift
-	var dfr deferred
-	for xl := lo; xl < hi; xl++ {
-		a := &sc[xl]
-		low, rest, ok := lowRest(xl, zero)
-		if a.skip || !ok {
+	if p.over == 0 {
+		for _, s := range p.slow[:p.nSlow] {
+			add(uint32(s>>32), uint32(s))
+		}
+		return
+	}
+	for uO, last := p.restO, false; !last; uO = (uO - 1<<nodeShift) & p.restO {
+		last = uO == 0
+		l, r := uint32((p.lb|p.lowO|uO)>>nodeShift), uint32((p.rb|(p.restO^uO))>>nodeShift)
+		if r == 0 {
 			continue
 		}
-		sP, maxInt, maxSlope, maxLeaf := a.c[gkSP], a.c[gkMaxInt], a.c[gkMaxSlope], a.c[gkMaxLeaf]
-		minInt, lam := a.c[gkMinInt], a.c[gkLambda]
-		best, bestL, zref, zsum, cnt := a.best, a.bestL, a.zmax, a.zsum, a.cnt
-		dfr.n, dfr.over = 0, false
-		// Submasks are walked as byte offsets into nodes (mask << nodeShift), which saves the
-		// shifts.
-		lowO, restO := uintptr(low)<<nodeShift, uintptr(rest)<<nodeShift
-		uO := restO
-		for {
-			lO := lb | lowO | uO
-			rO := rb | (restO ^ uO)
-			if rO != 0 {
-				nl := (*node)(unsafe.Add(nodes, lO))
-				nr := (*node)(unsafe.Add(nodes, rO))
-				// The child of larger t is the first-drawn child (ginkgo.md §5). Stored t and s are
-				// ≥ +0, so their bits order like the numbers; the selects are written with a mask so
-				// that they stay branch-free (a branch here is mispredicted half the time).
-				lt, rt := bits64(&nl.t), bits64(&nr.t)
-				var m uint64
-				if rt > lt {
-					m = ^uint64(0)
-				}
-				x := (lt ^ rt) & m
-				hiT, loT := lt^x, rt^x
-				ls, rs := bits64(&nl.s), bits64(&nr.s)
-				d := sP - math.Float64frombits(ls^((ls^rs)&m))
-				T := d * d
-				tb := math.Float64bits(T)
-				if loT != 0 && (tb>>52)-fastExpLo < fastExpSpan {
-					t1 := maxLeaf
-					if hiT != 0 {
-						t1 = maxInt + maxSlope*math.Float64frombits(hiT)
-					}
-					inv := 1 / T
-					av := t1 + minInt - lam*math.Float64frombits(loT)*inv // ℓ + log T
-
-					// log Z accumulates inv·e^{y}, y = av + z_L + z_R, as e^{y − zref}; a new
-					// maximum rescales the sum by e^{−(y − zref)}. One inlined exp serves both.
-					y := av + nl.z + nr.z
-					x := y - zref
-					nx := x
-					if x > 0 {
-						nx = -x
-					}
-					ex := 0.0
-					if nx >= -708 { // expNeg(nx), inlined by hand (cost 87 > 80); NaN fails the test
-						ki := int64(nx*(64/math.Ln2) - 0.5)
-						kf := float64(ki)
-						rr := nx - kf*(ln2Hi/64) - kf*(ln2Lo/64)
-						ex = (1 + rr*(1+rr*(0.5+rr*(1.0/6+rr*(1.0/24+rr*(1.0/120+rr*(1.0/720))))))) *
-							expTable[ki&63] * math.Float64frombits(uint64(1023+(ki>>6))<<52)
-					}
-					if x > 0 {
-						zsum = zsum*ex + inv
-						zref = y
-					} else {
-						zsum += inv * ex
-					}
-					if counts != nil {
-						cnt += *(*float64)(unsafe.Add(counts, lO>>(nodeShift-3))) * *(*float64)(unsafe.Add(counts, rO>>(nodeShift-3)))
-					}
-
-					// MAP: ℓ + m_L + m_R = av − log T + m_L + m_R, worth the exact log only if the
-					// table bound log T ≥ e·ln2 + logTable[j] − slack leaves it a chance.
-					mSum := nl.m + nr.m
-					e := float64(int64(tb>>52) - 1023)
-					j := (tb >> (52 - tableBits)) & (tableSize - 1)
-					if av+mSum-(e*math.Ln2+logTable[j]-logBoundSlack) >= best {
-						// logRecip's log, inlined by hand (cost over the budget).
-						q := math.Float64frombits(tb&(1<<52-1)|1023<<52)*invTable[j] - 1
-						lg := e*ln2Hi + (e*ln2Lo + logTable[j] + (q - q*q*(0.5-q*(1.0/3-q*0.25))))
-						l := uint32(lO >> nodeShift)
-						if vm := av - lg + mSum; vm >= best && (vm > best || l < bestL) {
-							best, bestL = vm, l
-						}
-					}
-				} else if dfr.n < slowBufLen {
-					dfr.buf[dfr.n] = uint64(lO>>nodeShift)<<32 | uint64(rO>>nodeShift)
-					dfr.n++
-				} else {
-					dfr.over = true
-				}
-			}
-			if uO == 0 {
-				break
-			}
-			uO = (uO - 1<<nodeShift) & restO
+		nl, nr := &t.nodes[l], &t.nodes[r]
+		hiS, loT := nl.s, bits64(&nr.t)
+		if bits64(&nr.t) > bits64(&nl.t) {
+			hiS, loT = nr.s, bits64(&nl.t)
 		}
-		a.best, a.bestL, a.zmax, a.zsum, a.cnt = best, bestL, zref, zsum, cnt
-		if dfr.n > 0 || dfr.over {
-			k.addSlow(a, &dfr, lBase, rBase, low, rest)
+		d := p.sP - hiS
+		if !isFast(loT, d*d) {
+			add(l, r)
 		}
 	}
 }
 
-// sweepMAP computes the MAP and (unless NoCount) the count; the z field of every node holds the
-// bound g = −log t − 1 (0 for t = 0) of the min-child term, without its −log N_λ. Like
-// sweepFull, its inner loop calls no function.
-func (k *ginkgoKernel) sweepMAP(lBase, rBase, lo, hi uint32, zero bool, sc []acc) {
-	t := k.t
-	nodes := unsafe.Pointer(unsafe.SliceData(t.nodes))
-	var counts unsafe.Pointer
-	if t.count != nil {
-		counts = unsafe.Pointer(unsafe.SliceData(t.count))
+// deferSlow records a slow split, or notes that the buffer is full.
+func (p *parentSweep) deferSlow(lO, rO uintptr) {
+	if p.nSlow < slowBufLen {
+		p.slow[p.nSlow] = uint64(lO>>nodeShift)<<32 | uint64(rO>>nodeShift)
+		p.nSlow++
+	} else {
+		p.over = 1
 	}
-	lb, rb := uintptr(lBase)<<nodeShift, uintptr(rBase)<<nodeShift
-	var dfr deferred
-	for xl := lo; xl < hi; xl++ {
-		a := &sc[xl]
-		low, rest, ok := lowRest(xl, zero)
-		if a.skip || !ok {
-			continue
-		}
-		sP, maxInt, maxSlope, maxLeaf := a.c[gkSP], a.c[gkMaxInt], a.c[gkMaxSlope], a.c[gkMaxLeaf]
-		minInt, lam, negLogNorm := a.c[gkMinInt], a.c[gkLambda], -a.c[gkLogNorm]
-		best, bestL, cnt := a.best, a.bestL, a.cnt
-		dfr.n, dfr.over = 0, false
-		// Submasks are walked as byte offsets into nodes (mask << nodeShift), which saves the
-		// shifts; see sweepFull for the selects.
-		lowO, restO := uintptr(low)<<nodeShift, uintptr(rest)<<nodeShift
-		uO := restO
-		for {
-			lO := lb | lowO | uO
-			rO := rb | (restO ^ uO)
-			if rO != 0 {
-				nl := (*node)(unsafe.Add(nodes, lO))
-				nr := (*node)(unsafe.Add(nodes, rO))
-				lt, rt := bits64(&nl.t), bits64(&nr.t)
-				var m uint64
-				if rt > lt {
-					m = ^uint64(0)
-				}
-				x := (lt ^ rt) & m
-				hiT, loT := lt^x, rt^x
-				ls, rs := bits64(&nl.s), bits64(&nr.s)
-				hiS := ls ^ ((ls ^ rs) & m)
-				lz, rz := bits64(&nl.z), bits64(&nr.z)
-				gMin := rz ^ ((lz ^ rz) & m)
-				d := sP - math.Float64frombits(hiS)
-				T := d * d
-				if counts != nil && (loT == 0 || T > 0) { // the split is finite (see minSlow)
-					cnt += *(*float64)(unsafe.Add(counts, lO>>(nodeShift-3))) * *(*float64)(unsafe.Add(counts, rO>>(nodeShift-3)))
-				}
+}
+
+// splitsFullGo adds the parent's fast splits to log Z, the MAP and the count, and defers the slow
+// ones. The loop calls no function but the rare deferSlow (inlined): a call in it makes Go spill
+// the accumulators on every iteration.
+func splitsFullGo(p *parentSweep) {
+	nodes, counts := p.nodes, p.counts
+	lb, rb, lowO, restO := p.lb, p.rb, p.lowO, p.restO
+	sP, maxInt, maxSlope, maxLeaf, minInt, lam := p.sP, p.maxInt, p.maxSlope, p.maxLeaf, p.minInt, p.lam
+	best, bestL, zref, zsum, cnt := p.best, p.bestL, p.zref, p.zsum, p.cnt
+	uO := restO
+	for {
+		lO := lb | lowO | uO
+		rO := rb | (restO ^ uO)
+		if rO != 0 {
+			nl := (*node)(unsafe.Add(nodes, lO))
+			nr := (*node)(unsafe.Add(nodes, rO))
+			// The child of larger t is the first-drawn child (ginkgo.md §5). Stored t and s are
+			// ≥ +0, so their bits order like the numbers; the selects are written with a mask so
+			// that they stay branch-free (a branch here is mispredicted half the time).
+			lt, rt := bits64(&nl.t), bits64(&nr.t)
+			var m uint64
+			if rt > lt {
+				m = ^uint64(0)
+			}
+			x := (lt ^ rt) & m
+			hiT, loT := lt^x, rt^x
+			ls, rs := bits64(&nl.s), bits64(&nr.s)
+			d := sP - math.Float64frombits(ls^((ls^rs)&m))
+			T := d * d
+			tb := math.Float64bits(T)
+			if loT != 0 && (tb>>52)-fastExpLo < fastExpSpan {
 				t1 := maxLeaf
 				if hiT != 0 {
 					t1 = maxInt + maxSlope*math.Float64frombits(hiT)
 				}
+				inv := 1 / T
+				av := t1 + minInt - lam*math.Float64frombits(loT)*inv // ℓ + log T
+
+				// log Z accumulates inv·e^{y}, y = av + z_L + z_R, as e^{y − zref}; a new
+				// maximum rescales the sum by e^{−(y − zref)}. One inlined exp serves both.
+				y := av + nl.z + nr.z
+				x := y - zref
+				nx := x
+				if x > 0 {
+					nx = -x
+				}
+				ex := 0.0
+				if nx >= -708 { // expNeg(nx), inlined by hand (cost 87 > 80); NaN fails the test
+					ki := int64(nx*(64/math.Ln2) - 0.5)
+					kf := float64(ki)
+					rr := nx - kf*(ln2Hi/64) - kf*(ln2Lo/64)
+					r2 := rr * rr
+					ex = ((1 + rr) + r2*(0.5+rr*(1.0/6)) + r2*r2*((1.0/24+rr*(1.0/120))+r2*(1.0/720))) *
+						expTable[ki&63] * math.Float64frombits(uint64(1023+(ki>>6))<<52)
+				}
+				if x > 0 {
+					zsum = zsum*ex + inv
+					zref = y
+				} else {
+					zsum += inv * ex
+				}
+				if counts != nil {
+					cnt += *(*float64)(unsafe.Add(counts, lO>>(nodeShift-3))) * *(*float64)(unsafe.Add(counts, rO>>(nodeShift-3)))
+				}
+
+				// MAP: ℓ + m_L + m_R = av − log T + m_L + m_R, worth the exact log only if the
+				// table bound log T ≥ e·ln2 + logTable[j] − slack leaves it a chance.
 				mSum := nl.m + nr.m
-				// Even the best T for this t_min (the g bound) must leave the split a chance; the
-				// bound holds on the slow path too, so it comes first.
-				if t1+negLogNorm+math.Float64frombits(gMin)+mSum >= best {
-					l, r := uint32(lO>>nodeShift), uint32(rO>>nodeShift)
-					tb := math.Float64bits(T)
-					if loT != 0 && (tb>>52)-fastExpLo < fastExpSpan {
-						av := t1 + minInt - lam*math.Float64frombits(loT)/T
-						e := float64(int64(tb>>52) - 1023)
-						j := (tb >> (52 - tableBits)) & (tableSize - 1)
-						if av+mSum-(e*math.Ln2+logTable[j]-logBoundSlack) >= best {
-							q := math.Float64frombits(tb&(1<<52-1)|1023<<52)*invTable[j] - 1
-							lg := e*ln2Hi + (e*ln2Lo + logTable[j] + (q - q*q*(0.5-q*(1.0/3-q*0.25))))
-							if vm := av - lg + mSum; vm >= best && (vm > best || l < bestL) {
-								best, bestL = vm, l
-							}
-						}
-					} else if dfr.n < slowBufLen {
-						dfr.buf[dfr.n] = uint64(l)<<32 | uint64(r)
-						dfr.n++
-					} else {
-						dfr.over = true
+				e := float64(int64(tb>>52) - 1023)
+				j := (tb >> (52 - tableBits)) & (tableSize - 1)
+				if av+mSum-(e*math.Ln2+logTable[j]-logBoundSlack) >= best {
+					// logRecip's log, inlined by hand (cost over the budget).
+					q := math.Float64frombits(tb&(1<<52-1)|1023<<52)*invTable[j] - 1
+					lg := e*ln2Hi + (e*ln2Lo + logTable[j] + (q - q*q*(0.5-q*(1.0/3-q*0.25))))
+					l := uint64(lO >> nodeShift)
+					if vm := av - lg + mSum; vm >= best && (vm > best || l < bestL) {
+						best, bestL = vm, l
 					}
 				}
+			} else {
+				p.deferSlow(lO, rO)
 			}
-			if uO == 0 {
-				break
-			}
-			uO = (uO - 1<<nodeShift) & restO
 		}
-		a.best, a.bestL, a.cnt = best, bestL, cnt
-		if dfr.n > 0 || dfr.over {
-			k.addSlow(a, &dfr, lBase, rBase, low, rest)
+		if uO == 0 {
+			break
 		}
+		uO = (uO - 1<<nodeShift) & restO
 	}
+	p.best, p.bestL, p.zref, p.zsum, p.cnt = best, bestL, zref, zsum, cnt
+}
+
+// splitsMAPGo adds the parent's splits to the MAP and the count; the z field of every node holds
+// the bound g = −log t − 1 (0 for t = 0) of the min-child term, without its −log N_λ.
+func splitsMAPGo(p *parentSweep) {
+	nodes, counts := p.nodes, p.counts
+	lb, rb, lowO, restO := p.lb, p.rb, p.lowO, p.restO
+	sP, maxInt, maxSlope, maxLeaf, minInt, lam, negLogNorm := p.sP, p.maxInt, p.maxSlope, p.maxLeaf, p.minInt, p.lam, p.negLogNorm
+	best, bestL, cnt := p.best, p.bestL, p.cnt
+	uO := restO
+	for {
+		lO := lb | lowO | uO
+		rO := rb | (restO ^ uO)
+		if rO != 0 {
+			nl := (*node)(unsafe.Add(nodes, lO))
+			nr := (*node)(unsafe.Add(nodes, rO))
+			lt, rt := bits64(&nl.t), bits64(&nr.t)
+			var m uint64
+			if rt > lt {
+				m = ^uint64(0)
+			}
+			x := (lt ^ rt) & m
+			hiT, loT := lt^x, rt^x
+			ls, rs := bits64(&nl.s), bits64(&nr.s)
+			hiS := ls ^ ((ls ^ rs) & m)
+			lz, rz := bits64(&nl.z), bits64(&nr.z)
+			gMin := rz ^ ((lz ^ rz) & m)
+			d := sP - math.Float64frombits(hiS)
+			T := d * d
+			if counts != nil && (loT == 0 || T > 0) { // the split is finite (see minSlow)
+				cnt += *(*float64)(unsafe.Add(counts, lO>>(nodeShift-3))) * *(*float64)(unsafe.Add(counts, rO>>(nodeShift-3)))
+			}
+			t1 := maxLeaf
+			if hiT != 0 {
+				t1 = maxInt + maxSlope*math.Float64frombits(hiT)
+			}
+			mSum := nl.m + nr.m
+			// Even the best T for this t_min (the g bound) must leave the split a chance; the
+			// bound holds on the slow path too, so it comes first.
+			if t1+negLogNorm+math.Float64frombits(gMin)+mSum >= best {
+				tb := math.Float64bits(T)
+				if loT != 0 && (tb>>52)-fastExpLo < fastExpSpan {
+					av := t1 + minInt - lam*math.Float64frombits(loT)/T
+					e := float64(int64(tb>>52) - 1023)
+					j := (tb >> (52 - tableBits)) & (tableSize - 1)
+					if av+mSum-(e*math.Ln2+logTable[j]-logBoundSlack) >= best {
+						q := math.Float64frombits(tb&(1<<52-1)|1023<<52)*invTable[j] - 1
+						lg := e*ln2Hi + (e*ln2Lo + logTable[j] + (q - q*q*(0.5-q*(1.0/3-q*0.25))))
+						l := uint64(lO >> nodeShift)
+						if vm := av - lg + mSum; vm >= best && (vm > best || l < bestL) {
+							best, bestL = vm, l
+						}
+					}
+				} else {
+					p.deferSlow(lO, rO)
+				}
+			}
+		}
+		if uO == 0 {
+			break
+		}
+		uO = (uO - 1<<nodeShift) & restO
+	}
+	p.best, p.bestL, p.cnt = best, bestL, cnt
 }
