@@ -64,7 +64,7 @@ func (t *Trellis) Sample(rng *rand.Rand, k int) ([]Sample, error) {
 			draw(v ^ l)
 		}
 		draw(t.full)
-		out[i] = Sample{Tree: t.treeFrom(t.full, func(v uint32) uint32 { return chosen[v] }), LogLikelihood: ll}
+		out[i] = Sample{Tree: t.treeFrom(func(v uint32) uint32 { return chosen[v] }), LogLikelihood: ll}
 	}
 	return out, nil
 }

@@ -160,12 +160,13 @@ func (t *Trellis) MAPValue() float64 { return t.nodes[t.full].m }
 // merge sequence (tree.FromMerges). When every tree is impossible it still returns a tree (the
 // backpointers then follow the tie rule), whose log-potential is −Inf.
 func (t *Trellis) MAPTree() *tree.Tree {
-	return t.treeFrom(t.full, func(x uint32) uint32 { return t.bp[x] })
+	return t.treeFrom(func(x uint32) uint32 { return t.bp[x] })
 }
 
-// treeFrom builds the tree over x that choose picks: choose(v) is the child of v holding its lowest
-// item.
-func (t *Trellis) treeFrom(x uint32, choose func(v uint32) uint32) *tree.Tree {
+// treeFrom builds the tree over all items that choose picks: choose(v) is the child of v holding
+// its lowest item.
+func (t *Trellis) treeFrom(choose func(v uint32) uint32) *tree.Tree {
+	x := t.full
 	if bits.OnesCount32(x) == 1 {
 		return tree.Leaf(bits.TrailingZeros32(x))
 	}
@@ -182,8 +183,6 @@ func (t *Trellis) treeFrom(x uint32, choose func(v uint32) uint32) *tree.Tree {
 		return t.n + len(merges) - 1
 	}
 	build(x)
-	// A tree over a subset of the items is rebuilt over that subset's own indices only when x is
-	// the full set; callers pass t.full.
 	tr, err := tree.FromMerges(t.n, merges)
 	if err != nil {
 		panic(fmt.Sprintf("trellis: backpointers do not form a tree: %v", err)) // a bug, not bad input

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -239,6 +240,34 @@ func TestParseByteSize(t *testing.T) {
 	for _, in := range []string{"", "-1", "lots", "1XB", "1e30GiB"} {
 		if _, err := ParseByteSize(in); err == nil {
 			t.Errorf("ParseByteSize(%q) succeeded", in)
+		}
+	}
+}
+
+func TestBeamParams(t *testing.T) {
+	src := "version: 1\nname: b\ndatasets:\n  - {name: d, generator: ginkgo, jets: 1, t_cut: 16}\nalgorithms:\n" +
+		"  - beam\n  - {name: beam, label: a, beam_size: 36, dedup: float}\n  - {name: beam, label: c, beam_size: \"max(3N, N(N-1)/2)\"}\n"
+	cfg, err := Parse("b.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes := []int{}
+	for _, a := range cfg.Algorithms {
+		sizes = append(sizes, a.Params.(*BeamParams).BeamSize.Of(10))
+	}
+	if fmt.Sprint(sizes) != "[45 36 45]" || cfg.Algorithms[0].Params.(*BeamParams).Dedup != "structure" {
+		t.Errorf("beam sizes at n = 10: %v; params %+v", sizes, cfg.Algorithms[0].Params)
+	}
+	bad := strings.Replace(strings.Replace(src, "beam_size: 36", "beam_size: 0", 1), "dedup: float", "dedup: bits", 1)
+	bad = strings.Replace(bad, `"max(3N, N(N-1)/2)"`, "n^2", 1)
+	_, err = Parse("b.yaml", []byte(bad))
+	for _, want := range []string{
+		"b.yaml:7: algorithms[1].beam_size: must be at least 1, got 0",
+		`b.yaml:7: algorithms[1].dedup: must be structure or float, got "bits"`,
+		`b.yaml:8: algorithms[2].beam_size: want a number or one of 3n, max(3n, n(n-1)/2), min(3n, n(n-1)/2), n(n-1)/2, got "n^2"`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not contain %q", err, want)
 		}
 	}
 }

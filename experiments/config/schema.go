@@ -136,16 +136,24 @@ type TrellisParams struct {
 	Threads     int      `yaml:"threads" default:"0" help:"goroutines for one pass; 0: all cores. Results are identical for any value"`
 }
 
+// BeamParams: `beam` is beam search over merges (StandardHC beamSearchOptimal_invM).
+type BeamParams struct {
+	BeamSize BeamSize `yaml:"beam_size" default:"n(n-1)/2" help:"beam size B: a number, or n(n-1)/2 (the ML4PS paper), 3n, max(3n, n(n-1)/2) or min(3n, n(n-1)/2), with n the number of leaves"`
+	Dedup    string   `yaml:"dedup" default:"structure" help:"how equal partial hierarchies are kept once: structure (ours: by their sets of clusters) or float (the reference: by the exact float value of their total, which float rounding can fool)"`
+}
+
 // algorithmParams maps algorithm names to their parameter types; algorithmHelp says what each does.
 var (
 	algorithmParams = map[string]reflect.Type{
 		"truth":   reflect.TypeFor[TruthParams](),
 		"greedy":  reflect.TypeFor[GreedyParams](),
 		"trellis": reflect.TypeFor[TrellisParams](),
+		"beam":    reflect.TypeFor[BeamParams](),
 	}
 	algorithmHelp = map[string]string{
 		"truth":   "scores the generating tree (data sets that have one; other items get no truth task)",
 		"greedy":  "greedy agglomeration: merge the pair with the largest split log-likelihood until one cluster is left (ties: trellis.md §6)",
+		"beam":    "beam search over merges (the trellis papers' baseline): keeps the B best partial hierarchies level by level",
 		"trellis": "the exact cluster trellis (AISTATS 2021): log Z over all (2N−3)!! trees, the MAP tree, the number of finite-likelihood trees, marginals and exact posterior samples; O(3^N) time, O(2^N) memory, practical to N ≈ 22",
 	}
 )

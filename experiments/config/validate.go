@@ -68,8 +68,13 @@ func (d *decoder) validate(cfg *Config, top keyLines) {
 			}
 			return a.Line
 		}}
-		if p, ok := a.Params.(*TrellisParams); ok {
+		switch p := a.Params.(type) {
+		case *TrellisParams:
 			v.trellis(p)
+		case *BeamParams:
+			if p.Dedup != "structure" && p.Dedup != "float" {
+				v.bad("dedup", "must be structure or float, got %q", p.Dedup)
+			}
 		}
 		if !namePattern.MatchString(a.Label) {
 			d.addf(line, "algorithms[%d].label: %q must start with a letter or digit and hold only letters, digits, '.', '_' and '-'", i, a.Label)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"hcbench/algorithms/beam"
 	"hcbench/algorithms/greedy"
 	"hcbench/algorithms/tree"
 	"hcbench/algorithms/trellis"
@@ -39,6 +40,19 @@ func solve(ctx context.Context, a config.Algorithm, it *inputs.Item, rng *rand.R
 		return solution{tree: r.Tree, logLikelihood: r.LogLikelihood}, nil
 	case *config.TrellisParams:
 		return solveTrellis(ctx, p, it, rng)
+	case *config.BeamParams:
+		size := p.BeamSize.Of(it.Leaves())
+		dedup := beam.Structure
+		if p.Dedup == "float" {
+			dedup = beam.Float
+		}
+		r, err := beam.Run(ctx, it.Model, beam.Options{Size: size, Dedup: dedup})
+		if err != nil {
+			return solution{}, err
+		}
+		return solution{tree: r.Tree, logLikelihood: r.LogLikelihood, fill: func(rec *results.Record) {
+			rec.Params["beam_size_used"] = size
+		}}, nil
 	}
 	return solution{}, fmt.Errorf("algorithm %q is not implemented by the runner", a.Name)
 }

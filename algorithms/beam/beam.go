@@ -1,0 +1,360 @@
+// Package beam is beam search over agglomerative merges, the baseline of the trellis papers
+// (StandardHC beamSearchOptimal_invM.beamSearch; ../shared/design/trellis.md §7). A beam holds up
+// to B partial hierarchies (forests). At each of the N−1 levels every one of them offers its B best
+// merges, the candidates are ranked by their total log-likelihood, equal partial hierarchies are
+// kept once, and the B best candidates form the next beam. The best full tree of the last level is
+// the result.
+//
+// Two rules recognise "equal" partial hierarchies:
+//
+//   - Structure (ours, the default) compares the sets of clusters the candidates have formed, so
+//     the same forest reached by merges in another order counts once, whatever floating point
+//     does to its sums.
+//   - Float (the reference) keeps one candidate per exact float value of the total: the same
+//     forest summed in another order can differ in the last bit and then takes a second slot,
+//     and two different forests of equal total count once. It reproduces the reference bit for
+//     bit, including numpy's pairwise summation of the path's terms and its tie-breaking order.
+package beam
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"hcbench/algorithms/itemset"
+	"hcbench/algorithms/model"
+	"hcbench/algorithms/tree"
+)
+
+// Dedup selects how equal partial hierarchies are recognised.
+type Dedup int
+
+const (
+	// Structure compares the sets of clusters formed (ours).
+	Structure Dedup = iota
+	// Float keeps one candidate per exact value of the float total (the reference).
+	Float
+)
+
+// String returns the config name of the rule.
+func (d Dedup) String() string {
+	switch d {
+	case Structure:
+		return "structure"
+	case Float:
+		return "float"
+	}
+	return fmt.Sprintf("Dedup(%d)", int(d))
+}
+
+// Options configure Run.
+type Options struct {
+	Size  int // beam size B ≥ 1
+	Dedup Dedup
+}
+
+// Result is the best tree found and its log-likelihood under the model.
+type Result struct {
+	Tree          *tree.Tree
+	LogLikelihood float64
+}
+
+// pair is a candidate merge of the current nodes a > b (node ids: items 0..N−1, and the node made
+// at level ℓ is N+ℓ), with its split log-likelihood.
+type pair struct {
+	score float64
+	a, b  int32
+}
+
+// pairLess orders pairs as the reference's numpy sort: by score, then by [a, b].
+func pairLess(p, q pair) bool {
+	if p.score != q.score {
+		return p.score < q.score
+	}
+	if p.a != q.a {
+		return p.a < q.a
+	}
+	return p.b < q.b
+}
+
+// path is one partial hierarchy of the beam.
+type path struct {
+	pairs    []pair        // every pair of current nodes, ascending by pairLess
+	nodes    []int32       // current node ids, in the reference's order
+	clusters []int         // model cluster id per node id
+	sets     []itemset.Set // items per node id
+	terms    []float64     // the chosen merges' split log-likelihoods, in level order
+	sum      float64       // Σ terms, summed in order (structure rule)
+	hash     uint64        // Σ of the formed clusters' hashes (structure rule)
+	merges   [][2]int      // per level: [left, right] node ids, as tree.FromMerges wants
+	formed   []itemset.Set // the clusters formed, for exact comparison behind the hash
+}
+
+// Run beam-searches the model's items. It needs at most itemset.MaxItems items.
+func Run(ctx context.Context, m model.Model, opts Options) (Result, error) {
+	n := m.Items()
+	if opts.Size < 1 {
+		return Result{}, fmt.Errorf("beam: size %d, want at least 1", opts.Size)
+	}
+	if n > itemset.MaxItems {
+		return Result{}, fmt.Errorf("beam: %d items, at most %d", n, itemset.MaxItems)
+	}
+	if n == 1 {
+		return Result{Tree: tree.Leaf(0)}, nil
+	}
+	s := &search{m: m, n: n, opts: opts, store: m.NewClusters(), bySet: map[itemset.Set]int{}}
+	beam := []*path{s.start()}
+	for level := 0; level < n-1; level++ {
+		if err := ctx.Err(); err != nil {
+			return Result{}, err
+		}
+		beam = s.step(beam, level)
+	}
+	best := beam[0]
+	t, err := tree.FromMerges(n, best.merges)
+	if err != nil {
+		return Result{}, fmt.Errorf("beam: %w", err)
+	}
+	ll, err := model.TreeLogLikelihood(m, t)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Tree: t, LogLikelihood: ll}, nil
+}
+
+type search struct {
+	m     model.Model
+	n     int
+	opts  Options
+	store model.Clusters
+	bySet map[itemset.Set]int // model cluster id of every cluster met
+}
+
+// start is the beam of the single forest of leaves.
+func (s *search) start() *path {
+	p := &path{}
+	for i := range s.n {
+		set := itemset.Of(i)
+		s.bySet[set] = i
+		p.nodes = append(p.nodes, int32(i))
+		p.clusters = append(p.clusters, i)
+		p.sets = append(p.sets, set)
+	}
+	// Pairs [k, k−j] as the reference lists them; the order does not matter once sorted.
+	for k := 1; k < s.n; k++ {
+		for j := k; j > 0; j-- {
+			p.pairs = append(p.pairs, pair{score: s.store.LogPsi(k, k-j), a: int32(k), b: int32(k - j)})
+		}
+	}
+	slices.SortFunc(p.pairs, func(x, y pair) int { return cmpBool(pairLess(x, y), pairLess(y, x)) })
+	return p
+}
+
+func cmpBool(less, greater bool) int {
+	switch {
+	case less:
+		return -1
+	case greater:
+		return 1
+	}
+	return 0
+}
+
+// candidate is a merge offered by a path: the pair at index i of path j's pairs.
+type candidate struct {
+	total float64
+	j     int
+	i     int
+}
+
+// step makes the next beam.
+func (s *search) step(beam []*path, level int) []*path {
+	b := s.opts.Size
+	totals := make([]float64, len(beam)) // Σ terms of each path, by the rule's summation
+	for j, p := range beam {
+		if s.opts.Dedup == Float {
+			totals[j] = numpySum(p.terms)
+		} else {
+			totals[j] = p.sum
+		}
+	}
+	// Walk the candidates from the best down, path by path from their best pair: a max-heap over
+	// the paths' next candidates. Each path offers at most its b best pairs.
+	h := &candHeap{beam: beam}
+	for j, p := range beam {
+		if len(p.pairs) > 0 {
+			i := len(p.pairs) - 1
+			h.items = append(h.items, candidate{total: p.pairs[i].score + totals[j], j: j, i: i})
+		}
+	}
+	heap.Init(h)
+	offered := func(j, i int) bool { return len(beam[j].pairs)-i <= b }
+	var kept []candidate
+	seen := map[uint64][]candidate{} // structure rule: kept candidates by forest hash
+	for h.Len() > 0 && len(kept) < b {
+		c := heap.Pop(h).(candidate)
+		if c.i > 0 && offered(c.j, c.i-1) {
+			heap.Push(h, candidate{total: beam[c.j].pairs[c.i-1].score + totals[c.j], j: c.j, i: c.i - 1})
+		}
+		if s.opts.Dedup == Float {
+			// One candidate per exact total: the heap yields a total's candidates together, the
+			// one the reference keeps (smallest beam index, then pair) first.
+			if len(kept) > 0 && kept[len(kept)-1].total == c.total {
+				continue
+			}
+			kept = append(kept, c)
+			continue
+		}
+		p := beam[c.j]
+		pr := p.pairs[c.i]
+		set := p.sets[pr.a].Union(p.sets[pr.b])
+		hash := p.hash + set.Hash()
+		dup := false
+		for _, o := range seen[hash] {
+			if sameForest(beam[o.j], beam[o.j].pairs[o.i], p, pr) {
+				dup = true
+				break
+			}
+		}
+		if dup {
+			continue
+		}
+		seen[hash] = append(seen[hash], c)
+		kept = append(kept, c)
+	}
+	next := make([]*path, len(kept))
+	for k, c := range kept {
+		next[k] = s.apply(beam[c.j], beam[c.j].pairs[c.i], level)
+	}
+	return next
+}
+
+// sameForest reports whether merging pa in p and pb in q forms the same set of clusters.
+func sameForest(p *path, pa pair, q *path, pb pair) bool {
+	a := append(slices.Clone(p.formed), p.sets[pa.a].Union(p.sets[pa.b]))
+	b := append(slices.Clone(q.formed), q.sets[pb.a].Union(q.sets[pb.b]))
+	if len(a) != len(b) {
+		return false
+	}
+	less := func(x, y itemset.Set) int { return slices.Compare(x[:], y[:]) }
+	slices.SortFunc(a, less)
+	slices.SortFunc(b, less)
+	return slices.Equal(a, b)
+}
+
+// apply returns p with the merge pr done at the given level.
+func (s *search) apply(p *path, pr pair, level int) *path {
+	id := int32(s.n + level)
+	set := p.sets[pr.a].Union(p.sets[pr.b])
+	cl, ok := s.bySet[set]
+	if !ok {
+		cl = s.store.Merge(p.clusters[pr.a], p.clusters[pr.b])
+		s.bySet[set] = cl
+	}
+	q := &path{
+		nodes:    make([]int32, 0, len(p.nodes)-1),
+		clusters: append(slices.Clip(p.clusters), cl),
+		sets:     append(slices.Clip(p.sets), set),
+		terms:    append(slices.Clip(p.terms), pr.score),
+		sum:      p.sum + pr.score,
+		hash:     p.hash + set.Hash(),
+		merges:   append(slices.Clip(p.merges), [2]int{int(pr.b), int(pr.a)}),
+		formed:   append(slices.Clip(p.formed), set),
+	}
+	for _, v := range p.nodes {
+		if v != pr.a && v != pr.b {
+			q.nodes = append(q.nodes, v)
+		}
+	}
+	kept := make([]pair, 0, len(p.pairs))
+	for _, x := range p.pairs {
+		if x.a != pr.a && x.a != pr.b && x.b != pr.a && x.b != pr.b {
+			kept = append(kept, x)
+		}
+	}
+	fresh := make([]pair, len(q.nodes))
+	for i, v := range q.nodes {
+		fresh[i] = pair{score: s.store.LogPsi(cl, q.clusters[v]), a: id, b: v}
+	}
+	slices.SortFunc(fresh, func(x, y pair) int { return cmpBool(pairLess(x, y), pairLess(y, x)) })
+	q.pairs = mergePairs(kept, fresh)
+	q.nodes = append(q.nodes, id)
+	return q
+}
+
+// mergePairs merges two ascending pair lists.
+func mergePairs(x, y []pair) []pair {
+	out := make([]pair, 0, len(x)+len(y))
+	for len(x) > 0 && len(y) > 0 {
+		if pairLess(y[0], x[0]) {
+			out = append(out, y[0])
+			y = y[1:]
+		} else {
+			out = append(out, x[0])
+			x = x[1:]
+		}
+	}
+	return append(append(out, x...), y...)
+}
+
+// candHeap pops candidates by total, largest first; among equal totals the reference's order
+// (smallest beam index, then pair, then split value) comes first.
+type candHeap struct {
+	beam  []*path
+	items []candidate
+}
+
+func (h *candHeap) Len() int { return len(h.items) }
+func (h *candHeap) Less(i, k int) bool {
+	a, b := h.items[i], h.items[k]
+	if a.total != b.total {
+		return a.total > b.total || math.IsNaN(b.total)
+	}
+	if a.j != b.j {
+		return a.j < b.j
+	}
+	pa, pb := h.beam[a.j].pairs[a.i], h.beam[b.j].pairs[b.i]
+	return pairLess(pa, pb)
+}
+func (h *candHeap) Swap(i, k int) { h.items[i], h.items[k] = h.items[k], h.items[i] }
+func (h *candHeap) Push(x any)    { h.items = append(h.items, x.(candidate)) }
+func (h *candHeap) Pop() any {
+	x := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return x
+}
+
+// numpySum is numpy's pairwise summation of a float64 array (np.sum; numpy 1.24), which the
+// reference uses for a path's total: below 8 terms a plain loop from −0.0; up to 128 terms eight
+// interleaved partial sums combined as ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7)), then the rest in
+// order; beyond that, halves (rounded down to a multiple of 8) summed recursively.
+func numpySum(a []float64) float64 {
+	n := len(a)
+	switch {
+	case n < 8:
+		res := math.Copysign(0, -1)
+		for _, x := range a {
+			res += x
+		}
+		return res
+	case n <= 128:
+		var r [8]float64
+		copy(r[:], a[:8])
+		i := 8
+		for ; i < n-n%8; i += 8 {
+			for k := range 8 {
+				r[k] += a[i+k]
+			}
+		}
+		res := ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+		for ; i < n; i++ {
+			res += a[i]
+		}
+		return res
+	}
+	n2 := n / 2
+	n2 -= n2 % 8
+	return numpySum(a[:n2]) + numpySum(a[n2:])
+}
