@@ -53,12 +53,16 @@ func (d Dedup) String() string {
 type Options struct {
 	Size  int // beam size B ≥ 1
 	Dedup Dedup
+	// All returns every tree of the final beam in Result.Trees (the sparse trellis seeds with them).
+	All bool
 }
 
 // Result is the best tree found and its log-likelihood under the model.
 type Result struct {
 	Tree          *tree.Tree
 	LogLikelihood float64
+	// Trees is the final beam, best first, when Options.All is set.
+	Trees []*tree.Tree
 }
 
 // pair is a candidate merge of the current nodes a > b (node ids: items 0..N−1, and the node made
@@ -102,7 +106,7 @@ func Run(ctx context.Context, m model.Model, opts Options) (Result, error) {
 		return Result{}, fmt.Errorf("beam: %d items, at most %d", n, itemset.MaxItems)
 	}
 	if n == 1 {
-		return Result{Tree: tree.Leaf(0)}, nil
+		return Result{Tree: tree.Leaf(0), Trees: []*tree.Tree{tree.Leaf(0)}}, nil
 	}
 	s := &search{m: m, n: n, opts: opts, store: m.NewClusters(), bySet: map[itemset.Set]int{}}
 	beam := []*path{s.start()}
@@ -112,16 +116,28 @@ func Run(ctx context.Context, m model.Model, opts Options) (Result, error) {
 		}
 		beam = s.step(beam, level)
 	}
-	best := beam[0]
-	t, err := tree.FromMerges(n, best.merges)
-	if err != nil {
-		return Result{}, fmt.Errorf("beam: %w", err)
+	var res Result
+	for i, p := range beam {
+		if i > 0 && !opts.All {
+			break
+		}
+		t, err := tree.FromMerges(n, p.merges)
+		if err != nil {
+			return Result{}, fmt.Errorf("beam: %w", err)
+		}
+		if opts.All {
+			res.Trees = append(res.Trees, t)
+		}
+		if i == 0 {
+			res.Tree = t
+		}
 	}
-	ll, err := model.TreeLogLikelihood(m, t)
+	ll, err := model.TreeLogLikelihood(m, res.Tree)
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Tree: t, LogLikelihood: ll}, nil
+	res.LogLikelihood = ll
+	return res, nil
 }
 
 type search struct {

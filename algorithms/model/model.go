@@ -30,6 +30,9 @@ type Model interface {
 type Clusters interface {
 	// Merge records the union of the disjoint clusters a and b and returns its id.
 	Merge(a, b int) int
+	// Cluster records the cluster of the given distinct items and returns its id; it is Merge
+	// for a cluster no merge has made.
+	Cluster(items []int) int
 	// LogPsi returns log ψ(a, b), the log-potential of splitting the cluster a∪b into a and b.
 	// Precondition: a and b are disjoint. The value is symmetric in a and b and may be −Inf.
 	LogPsi(a, b int) float64

@@ -164,6 +164,21 @@ func (c *clusters) Merge(a, b int) int {
 	return len(c.p) - 1
 }
 
+func (c *clusters) Cluster(items []int) int {
+	var p [4]float64
+	for _, i := range items {
+		p = Add(p, c.m.leaves[i])
+	}
+	t := MassSquared(p)
+	if len(items) == 1 && c.m.p.Version == Version2020 {
+		t = 0
+	}
+	c.p = append(c.p, p)
+	c.t = append(c.t, t)
+	c.size = append(c.size, len(items))
+	return len(c.p) - 1
+}
+
 func (c *clusters) LogPsi(a, b int) float64 {
 	rate := 0
 	if c.size[a]+c.size[b] == len(c.m.leaves) {

@@ -899,3 +899,39 @@ func BenchmarkTreeLogLikelihood(b *testing.B) {
 		}
 	}
 }
+
+// TestClusterFromItems: a cluster built from its items scores like the same cluster built by
+// merges (1e-12 relative: the momenta are summed in another order), for both versions.
+func TestClusterFromItems(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	p, _ := gen.Preset(gen.QCD, 1.21)
+	j, _, err := gen.Conditioned(rng, p, 12, 20, 100000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []ginkgo.Version{ginkgo.Version2020, ginkgo.Version2021} {
+		m, err := ginkgo.New(j.Leaves, ginkgo.Params{Lambda: 1.5, LambdaRoot: 1.5, TCut: 1.21, Version: v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 200 {
+			perm := rng.Perm(len(j.Leaves))
+			k := 1 + rng.IntN(len(perm)-1)
+			a, b := perm[:k], perm[k:]
+			merged := m.NewClusters()
+			chain := func(items []int) int {
+				id := items[0]
+				for _, it := range items[1:] {
+					id = merged.Merge(id, it)
+				}
+				return id
+			}
+			want := merged.LogPsi(chain(a), chain(b))
+			direct := m.NewClusters()
+			got := direct.LogPsi(direct.Cluster(a), direct.Cluster(b))
+			if math.IsInf(want, -1) != math.IsInf(got, -1) || (!math.IsInf(want, -1) && math.Abs(got-want) > 1e-12*math.Abs(want)) {
+				t.Fatalf("%v: split %v | %v scores %v from items, %v by merges", v, a, b, got, want)
+			}
+		}
+	}
+}

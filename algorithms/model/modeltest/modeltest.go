@@ -48,6 +48,15 @@ func (c *clusters) Merge(a, b int) int {
 	return len(c.masks) - 1
 }
 
+func (c *clusters) Cluster(items []int) int {
+	var m uint32
+	for _, i := range items {
+		m |= 1 << i
+	}
+	c.masks = append(c.masks, m)
+	return len(c.masks) - 1
+}
+
 func (c *clusters) LogPsi(a, b int) float64 { return c.f.Psi(c.masks[a], c.masks[b]) }
 
 // Constant returns the model with log ψ ≡ v over n items.
