@@ -162,7 +162,15 @@ func (d *decoder) mapping(node *yaml.Node, out any, path string, handled ...stri
 			continue
 		}
 		if f.def != "" {
-			d.value(&yaml.Node{Kind: yaml.ScalarNode, Value: f.def, Line: node.Line}, v.FieldByIndex(f.index), join(path, f.key))
+			def := &yaml.Node{Kind: yaml.ScalarNode, Value: f.def, Line: node.Line}
+			if strings.HasPrefix(f.def, "[") { // a list default, written in YAML flow style
+				var doc yaml.Node
+				if err := yaml.Unmarshal([]byte(f.def), &doc); err != nil {
+					panic(fmt.Sprintf("config: bad default of %s: %v", f.key, err)) // a schema bug
+				}
+				def = doc.Content[0]
+			}
+			d.value(def, v.FieldByIndex(f.index), join(path, f.key))
 		}
 	}
 	return lines

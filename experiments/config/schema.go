@@ -142,26 +142,41 @@ type BeamParams struct {
 	Dedup    string   `yaml:"dedup" default:"structure" help:"how equal partial hierarchies are kept once: structure (ours: by their sets of clusters) or float (the reference: by the exact float value of their total, which float rounding can fool)"`
 }
 
+// SparseTrellisParams: `sparse_trellis` is the trellis's dynamic program on a sparse trellis
+// seeded with greedy and beam-search trees (our construction, see README).
+type SparseTrellisParams struct {
+	Seeds           []string `yaml:"seeds" default:"[greedy, beam]" help:"seed trees whose clusters and splits the sparse trellis holds: greedy and/or beam (every tree of the final beam)"`
+	BeamSize        BeamSize `yaml:"beam_size" default:"3n" help:"beam size of the beam seed, as for beam"`
+	AllPairsMaxSize int      `yaml:"all_pairs_max_size" default:"8" help:"clusters of at most this many items get all their splits (1 to 20); at N or more the sparse trellis is the full one"`
+	SplitsTried     int      `yaml:"splits_tried" default:"25" help:"random 2-cuts drawn for each larger cluster"`
+	SplitsKept      int      `yaml:"splits_kept" default:"15" help:"the best of the drawn cuts kept as splits"`
+	MaxClusters     int      `yaml:"max_clusters" default:"100000" help:"most clusters (vertices); beyond it, splits that need new clusters are left out (the seeds' never are)"`
+}
+
 // algorithmParams maps algorithm names to their parameter types; algorithmHelp says what each does.
 var (
 	algorithmParams = map[string]reflect.Type{
-		"truth":   reflect.TypeFor[TruthParams](),
-		"greedy":  reflect.TypeFor[GreedyParams](),
-		"trellis": reflect.TypeFor[TrellisParams](),
-		"beam":    reflect.TypeFor[BeamParams](),
+		"truth":          reflect.TypeFor[TruthParams](),
+		"greedy":         reflect.TypeFor[GreedyParams](),
+		"trellis":        reflect.TypeFor[TrellisParams](),
+		"beam":           reflect.TypeFor[BeamParams](),
+		"sparse_trellis": reflect.TypeFor[SparseTrellisParams](),
 	}
 	algorithmHelp = map[string]string{
-		"truth":   "scores the generating tree (data sets that have one; other items get no truth task)",
-		"greedy":  "greedy agglomeration: merge the pair with the largest split log-likelihood until one cluster is left (ties: trellis.md §6)",
-		"beam":    "beam search over merges (the trellis papers' baseline): keeps the B best partial hierarchies level by level",
-		"trellis": "the exact cluster trellis (AISTATS 2021): log Z over all (2N−3)!! trees, the MAP tree, the number of finite-likelihood trees, marginals and exact posterior samples; O(3^N) time, O(2^N) memory, practical to N ≈ 22",
+		"truth":          "scores the generating tree (data sets that have one; other items get no truth task)",
+		"greedy":         "greedy agglomeration: merge the pair with the largest split log-likelihood until one cluster is left (ties: trellis.md §6)",
+		"sparse_trellis": "approximate MAP for large N: the exact dynamic program on the clusters of greedy and beam-search trees, all splits of small clusters and the best of random cuts of large ones; never worse than its seeds",
+		"beam":           "beam search over merges (the trellis papers' baseline): keeps the B best partial hierarchies level by level",
+		"trellis":        "the exact cluster trellis (AISTATS 2021): log Z over all (2N−3)!! trees, the MAP tree, the number of finite-likelihood trees, marginals and exact posterior samples; O(3^N) time, O(2^N) memory, practical to N ≈ 22",
 	}
 )
 
 // reportHelp lists the report names `reports:` accepts.
 var reportHelp = map[string]string{
-	"summary": "per data set and algorithm: items, failures, mean ± std log-likelihood, log Z where computed, and mean gap to truth (Markdown and CSV)",
-	"runtime": "median seconds per algorithm against the number of leaves N: a table (Markdown and CSV) and a log-scale plot (PNG and SVG)",
+	"summary":        "per data set and algorithm: items, failures, mean ± std log-likelihood, log Z where computed, and mean gap to truth (Markdown and CSV)",
+	"runtime":        "median seconds per algorithm against the number of leaves N: a table (Markdown and CSV) and a log-scale plot (PNG and SVG)",
+	"likelihood_gap": "for every two algorithms, the mean ± std of their log-likelihood difference on the same items, in the layout of ML4PS 2020 Table 1, overall and by N; how often each reaches the exact MAP; a histogram of each difference",
+	"z_vs_map":       "log Z against the exact MAP per item, coloured by N, with y = x (ML4PS 2020 Fig. 3), and the distribution of log Z − MAP",
 }
 
 // ReportNames returns the report names a config may ask for.

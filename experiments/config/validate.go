@@ -71,6 +71,8 @@ func (d *decoder) validate(cfg *Config, top keyLines) {
 		switch p := a.Params.(type) {
 		case *TrellisParams:
 			v.trellis(p)
+		case *SparseTrellisParams:
+			v.sparseTrellis(p)
 		case *BeamParams:
 			if p.Dedup != "structure" && p.Dedup != "float" {
 				v.bad("dedup", "must be structure or float, got %q", p.Dedup)
@@ -100,6 +102,33 @@ func (v entryCheck) bad(key, format string, args ...any) {
 		return
 	}
 	v.d.fail(v.at(key), path, format, args...)
+}
+
+func (v entryCheck) sparseTrellis(p *SparseTrellisParams) {
+	if len(p.Seeds) == 0 {
+		v.bad("seeds", "give at least one of greedy, beam")
+	}
+	seen := map[string]bool{}
+	for _, s := range p.Seeds {
+		if s != "greedy" && s != "beam" {
+			v.bad("seeds", "unknown seed %q (want greedy or beam)", s)
+		} else if seen[s] {
+			v.bad("seeds", "%q listed twice", s)
+		}
+		seen[s] = true
+	}
+	if p.AllPairsMaxSize < 1 || p.AllPairsMaxSize > 20 {
+		v.bad("all_pairs_max_size", "must be 1 to 20, got %d", p.AllPairsMaxSize)
+	}
+	if p.SplitsTried < 0 {
+		v.bad("splits_tried", "must be 0 or positive, got %d", p.SplitsTried)
+	}
+	if p.SplitsKept < 0 {
+		v.bad("splits_kept", "must be 0 or positive, got %d", p.SplitsKept)
+	}
+	if p.MaxClusters < 1 {
+		v.bad("max_clusters", "must be positive, got %d", p.MaxClusters)
+	}
 }
 
 func (v entryCheck) trellis(p *TrellisParams) {

@@ -51,10 +51,13 @@ type Record struct {
 	// Marginals are posterior cluster probabilities (trellis with marginals > 0).
 	Marginals *Marginals `json:"marginals,omitempty"`
 	// Samples are trees drawn from the exact posterior (trellis with samples > 0).
-	Samples  []TreeSample `json:"samples,omitempty"`
-	Seconds  float64      `json:"seconds"`
-	Error    string       `json:"error,omitempty"`
-	Warnings []string     `json:"warnings,omitempty"`
+	Samples []TreeSample `json:"samples,omitempty"`
+	// SparseClusters and SparseSplits are the size of a sparse trellis (its vertices and edges).
+	SparseClusters int      `json:"sparse_clusters,omitempty"`
+	SparseSplits   int      `json:"sparse_splits,omitempty"`
+	Seconds        float64  `json:"seconds"`
+	Error          string   `json:"error,omitempty"`
+	Warnings       []string `json:"warnings,omitempty"`
 }
 
 // Marginals are posterior marginals P(cluster | items) of clusters of items (0-based indices).

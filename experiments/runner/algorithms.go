@@ -8,6 +8,7 @@ import (
 
 	"hcbench/algorithms/beam"
 	"hcbench/algorithms/greedy"
+	"hcbench/algorithms/sparsetrellis"
 	"hcbench/algorithms/tree"
 	"hcbench/algorithms/trellis"
 	"hcbench/experiments/config"
@@ -40,6 +41,8 @@ func solve(ctx context.Context, a config.Algorithm, it *inputs.Item, rng *rand.R
 		return solution{tree: r.Tree, logLikelihood: r.LogLikelihood}, nil
 	case *config.TrellisParams:
 		return solveTrellis(ctx, p, it, rng)
+	case *config.SparseTrellisParams:
+		return solveSparse(ctx, p, it, rng)
 	case *config.BeamParams:
 		size := p.BeamSize.Of(it.Leaves())
 		dedup := beam.Structure
@@ -103,4 +106,33 @@ func clusterMarginals(cs []trellis.ClusterProb) []results.ClusterMarginal {
 		out[i] = results.ClusterMarginal{Cluster: c.Items, P: c.P}
 	}
 	return out
+}
+
+func solveSparse(ctx context.Context, p *config.SparseTrellisParams, it *inputs.Item, rng *rand.Rand) (solution, error) {
+	var seeds []*tree.Tree
+	for _, s := range p.Seeds {
+		switch s {
+		case "greedy":
+			g, err := greedy.Run(ctx, it.Model)
+			if err != nil {
+				return solution{}, err
+			}
+			seeds = append(seeds, g.Tree)
+		case "beam":
+			b, err := beam.Run(ctx, it.Model, beam.Options{Size: p.BeamSize.Of(it.Leaves()), All: true})
+			if err != nil {
+				return solution{}, err
+			}
+			seeds = append(seeds, b.Trees...)
+		}
+	}
+	r, err := sparsetrellis.Run(ctx, it.Model, rng, sparsetrellis.Options{
+		Seeds: seeds, AllPairsMaxSize: p.AllPairsMaxSize, SplitsTried: p.SplitsTried, SplitsKept: p.SplitsKept, MaxClusters: p.MaxClusters,
+	})
+	if err != nil {
+		return solution{}, err
+	}
+	return solution{tree: r.Tree, logLikelihood: r.LogLikelihood, fill: func(rec *results.Record) {
+		rec.SparseClusters, rec.SparseSplits = r.Clusters, r.Splits
+	}}, nil
 }

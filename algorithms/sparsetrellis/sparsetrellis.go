@@ -1,0 +1,332 @@
+// Package sparsetrellis is an approximate MAP for more items than the exact trellis can take: the
+// trellis's dynamic program run on a sparse trellis, a subset of its vertices (clusters) and edges
+// (splits) (AISTATS 2021 §2.1: Prop. 1 with each cluster's children restricted to those present).
+//
+// The construction is our reading of the papers, which do not publish theirs
+// (../shared/design/trellis.md §8), after AstarTrellis's iter_trellis_approx:
+//
+//   - every cluster and split of the seed trees (greedy, the final beam of beam search) is in;
+//   - a cluster with at most AllPairsMaxSize items gets all its splits (so below that size the
+//     sparse trellis is the full one);
+//   - a larger cluster gets SplitsTried random 2-cuts, of which the SplitsKept with the largest
+//     split potential stay;
+//   - clusters that splits bring in are expanded by the same rules, until MaxClusters clusters
+//     exist; then splits needing new clusters are left out (the seeds' never are).
+//
+// The MAP over this structure is exact for it, so it is never worse than the best seed tree, and
+// it is the exact MAP when AllPairsMaxSize ≥ N.
+package sparsetrellis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"hcbench/algorithms/itemset"
+	"hcbench/algorithms/logspace"
+	"hcbench/algorithms/model"
+	"hcbench/algorithms/tree"
+)
+
+// Options configure Run.
+type Options struct {
+	Seeds           []*tree.Tree // binary trees over all items; at least one
+	AllPairsMaxSize int          // clusters up to this size get every split
+	SplitsTried     int          // random 2-cuts drawn per larger cluster
+	SplitsKept      int          // best cuts kept of those drawn
+	MaxClusters     int          // bound on the clusters (vertices); seeds always fit
+}
+
+// Result is the sparse trellis's MAP tree and its size.
+type Result struct {
+	Tree          *tree.Tree
+	LogLikelihood float64
+	// LogZ is log Z over the trees of the sparse trellis, a lower bound on the full log Z.
+	LogZ     float64
+	Clusters int // vertices
+	Splits   int // edges
+}
+
+type split struct {
+	l, r  int // vertex ids
+	score float64
+}
+
+type vertex struct {
+	set     itemset.Set
+	size    int
+	cluster int // model cluster id
+	splits  []split
+	seen    map[[2]int]bool // splits present, by children
+	done    bool            // expanded
+	mapV    float64
+	logZ    float64
+	best    int // index into splits of the MAP split
+}
+
+type sparse struct {
+	m        model.Model
+	store    model.Clusters // the vertices' clusters
+	scratch  model.Clusters // clusters of cuts being scored, renewed when large
+	scratchN int
+	opts     Options
+	rng      *rand.Rand
+	vertices []*vertex
+	bySet    map[itemset.Set]int
+}
+
+// Run builds the sparse trellis from the seeds and returns its MAP tree. rng draws the cuts.
+func Run(ctx context.Context, m model.Model, rng *rand.Rand, opts Options) (Result, error) {
+	n := m.Items()
+	if n > itemset.MaxItems {
+		return Result{}, fmt.Errorf("sparse trellis: %d items, at most %d", n, itemset.MaxItems)
+	}
+	if len(opts.Seeds) == 0 {
+		return Result{}, errors.New("sparse trellis: no seed tree")
+	}
+	s := &sparse{m: m, store: m.NewClusters(), scratch: m.NewClusters(), opts: opts, rng: rng, bySet: map[itemset.Set]int{}}
+	for i := range n {
+		s.vertex(itemset.Of(i), i)
+	}
+	for _, t := range opts.Seeds {
+		if err := t.Validate(n); err != nil {
+			return Result{}, fmt.Errorf("sparse trellis: seed tree: %w", err)
+		}
+		if !t.IsBinary() {
+			return Result{}, errors.New("sparse trellis: seed trees must be binary")
+		}
+		s.addTree(t)
+	}
+	if err := s.expand(ctx); err != nil {
+		return Result{}, err
+	}
+	root := s.bySet[s.full(n)]
+	s.solve()
+	res := Result{Tree: s.tree(root, n), LogLikelihood: s.vertices[root].mapV, LogZ: s.vertices[root].logZ, Clusters: len(s.vertices)}
+	for _, v := range s.vertices {
+		res.Splits += len(v.splits)
+	}
+	return res, nil
+}
+
+func (s *sparse) full(n int) itemset.Set {
+	var f itemset.Set
+	for i := range n {
+		f = f.Union(itemset.Of(i))
+	}
+	return f
+}
+
+// vertex returns the id of the cluster set, adding it with model cluster id cl (−1: build it).
+func (s *sparse) vertex(set itemset.Set, cl int) int {
+	if id, ok := s.bySet[set]; ok {
+		return id
+	}
+	if cl < 0 {
+		cl = s.store.Cluster(set.Items())
+	}
+	s.vertices = append(s.vertices, &vertex{set: set, size: set.Len(), cluster: cl, seen: map[[2]int]bool{}})
+	s.bySet[set] = len(s.vertices) - 1
+	return len(s.vertices) - 1
+}
+
+// addSplit records the split of vertex p into l and r.
+func (s *sparse) addSplit(p, l, r int) {
+	if l > r {
+		l, r = r, l
+	}
+	v := s.vertices[p]
+	if v.seen[[2]int{l, r}] {
+		return
+	}
+	v.seen[[2]int{l, r}] = true
+	v.splits = append(v.splits, split{l: l, r: r, score: s.store.LogPsi(s.vertices[l].cluster, s.vertices[r].cluster)})
+}
+
+// addTree adds every cluster and split of a seed tree.
+func (s *sparse) addTree(t *tree.Tree) int {
+	var visit func(v int) int
+	visit = func(v int) int {
+		nd := t.Nodes[v]
+		if nd.IsLeaf() {
+			return s.bySet[itemset.Of(nd.Item)]
+		}
+		l, r := visit(nd.Children[0]), visit(nd.Children[1])
+		p := s.vertex(s.vertices[l].set.Union(s.vertices[r].set), -1)
+		s.addSplit(p, l, r)
+		return p
+	}
+	return visit(t.Root)
+}
+
+// room reports whether new clusters may still be added.
+func (s *sparse) room(k int) bool { return len(s.vertices)+k <= s.opts.MaxClusters }
+
+// expand gives every cluster its splits, breadth first in order of creation.
+func (s *sparse) expand(ctx context.Context) error {
+	for i := 0; i < len(s.vertices); i++ {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		v := s.vertices[i]
+		if v.done || v.size < 2 {
+			continue
+		}
+		v.done = true
+		items := v.set.Items()
+		if v.size <= s.opts.AllPairsMaxSize {
+			s.allSplits(i, items)
+		} else {
+			s.sampledSplits(i, items)
+		}
+	}
+	return nil
+}
+
+// allSplits adds every split of vertex p (items[0] on the left), while clusters fit.
+func (s *sparse) allSplits(p int, items []int) {
+	k := len(items)
+	for u := 0; u < 1<<(k-1)-1; u++ {
+		// Left: items[0] and the items[1:] picked by u's bits; right: the rest.
+		var l, r itemset.Set
+		l = itemset.Of(items[0])
+		for b := 1; b < k; b++ {
+			if u&(1<<(b-1)) != 0 {
+				l = l.Union(itemset.Of(items[b]))
+			} else {
+				r = r.Union(itemset.Of(items[b]))
+			}
+		}
+		s.tryAdd(p, l, r)
+	}
+}
+
+// tryAdd adds the split of p into l and r if both children exist or fit.
+func (s *sparse) tryAdd(p int, l, r itemset.Set) {
+	_, okL := s.bySet[l]
+	_, okR := s.bySet[r]
+	need := 0
+	if !okL {
+		need++
+	}
+	if !okR {
+		need++
+	}
+	if need > 0 && !s.room(need) {
+		return
+	}
+	s.addSplit(p, s.vertex(l, -1), s.vertex(r, -1))
+}
+
+// sampledSplits draws SplitsTried random 2-cuts of p and keeps the SplitsKept best.
+func (s *sparse) sampledSplits(p int, items []int) {
+	type cut struct {
+		l, r  itemset.Set
+		score float64
+	}
+	var cuts []cut
+	seen := map[itemset.Set]bool{}
+	for range s.opts.SplitsTried {
+		var l, r itemset.Set
+		for _, it := range items {
+			if s.rng.IntN(2) == 0 {
+				l = l.Union(itemset.Of(it))
+			} else {
+				r = r.Union(itemset.Of(it))
+			}
+		}
+		if l.Len() == 0 || r.Len() == 0 {
+			continue
+		}
+		if !l.Has(items[0]) {
+			l, r = r, l
+		}
+		if seen[l] {
+			continue
+		}
+		seen[l] = true
+		cuts = append(cuts, cut{l: l, r: r, score: s.score(l, r)})
+	}
+	// Best first; equal scores in the order drawn.
+	slices.SortStableFunc(cuts, func(a, b cut) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		return 0
+	})
+	for i, c := range cuts {
+		if i == s.opts.SplitsKept {
+			break
+		}
+		s.tryAdd(p, c.l, c.r)
+	}
+}
+
+// scratchLimit bounds the scratch store: most drawn cuts are dropped, so their clusters are not
+// kept in the vertices' store.
+const scratchLimit = 1 << 14
+
+// score returns log ψ of the cut (l, r), building the two clusters in the scratch store.
+func (s *sparse) score(l, r itemset.Set) float64 {
+	if s.scratchN >= scratchLimit {
+		s.scratch, s.scratchN = s.m.NewClusters(), 0
+	}
+	s.scratchN += 2
+	return s.scratch.LogPsi(s.scratch.Cluster(l.Items()), s.scratch.Cluster(r.Items()))
+}
+
+// solve runs the MAP and log Z recursions over the vertices, smaller clusters first. The MAP tie
+// rule is the first split added (seed splits come first).
+func (s *sparse) solve() {
+	order := make([]int, len(s.vertices))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return s.vertices[a].size - s.vertices[b].size })
+	for _, i := range order {
+		v := s.vertices[i]
+		if v.size == 1 {
+			v.mapV, v.logZ, v.best = 0, 0, -1
+			continue
+		}
+		v.mapV, v.logZ, v.best = math.Inf(-1), math.Inf(-1), -1
+		for k, sp := range v.splits {
+			l, r := s.vertices[sp.l], s.vertices[sp.r]
+			m := sp.score + l.mapV + r.mapV
+			if v.best < 0 || m > v.mapV {
+				v.mapV, v.best = m, k
+			}
+			v.logZ = logspace.AddExp(v.logZ, sp.score+l.logZ+r.logZ)
+		}
+	}
+}
+
+// tree reads the MAP tree from vertex root.
+func (s *sparse) tree(root, n int) *tree.Tree {
+	var merges [][2]int
+	var build func(v int) int
+	build = func(v int) int {
+		vx := s.vertices[v]
+		if vx.size == 1 {
+			return vx.set.Min()
+		}
+		sp := vx.splits[vx.best]
+		a, b := build(sp.l), build(sp.r)
+		merges = append(merges, [2]int{a, b})
+		return n + len(merges) - 1
+	}
+	build(root)
+	t, err := tree.FromMerges(n, merges)
+	if err != nil {
+		panic(fmt.Sprintf("sparse trellis: MAP splits do not form a tree: %v", err)) // a bug
+	}
+	return t
+}

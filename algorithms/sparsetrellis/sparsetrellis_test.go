@@ -1,0 +1,139 @@
+package sparsetrellis
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"hcbench/algorithms/beam"
+	"hcbench/algorithms/greedy"
+	"hcbench/algorithms/model"
+	"hcbench/algorithms/model/ginkgo"
+	"hcbench/algorithms/tree"
+	"hcbench/algorithms/trellis"
+	"hcbench/datasets/jets"
+	gen "hcbench/generators/ginkgo"
+)
+
+func jetModel(tb testing.TB, rng *rand.Rand, n int) *ginkgo.Model {
+	tb.Helper()
+	tc := 16.0
+	switch {
+	case n > 24:
+		tc = 0.3
+	case n > 16:
+		tc = 1.21
+	case n > 9:
+		tc = 4
+	}
+	p, _ := gen.Preset(gen.QCD, tc)
+	j, _, err := gen.Conditioned(rng, p, n, n, 1_000_000)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return newModel(tb, j)
+}
+
+func newModel(tb testing.TB, j jets.Jet) *ginkgo.Model {
+	m, err := ginkgo.New(j.Leaves, ginkgo.Params{Lambda: j.Lambda, LambdaRoot: j.RootLambdaOrDefault(), TCut: j.TCut})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
+// seeds returns the greedy tree and the final beam (B = 3n) with the best of their scores.
+func seeds(t testing.TB, m model.Model) ([]*tree.Tree, float64) {
+	g, err := greedy.Run(context.Background(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := beam.Run(context.Background(), m, beam.Options{Size: 3 * m.Items(), All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]*tree.Tree{g.Tree}, b.Trees...), max(g.LogLikelihood, b.LogLikelihood)
+}
+
+func run(t testing.TB, m model.Model, seed uint64, opts Options) Result {
+	t.Helper()
+	r, err := Run(context.Background(), m, rand.New(rand.NewPCG(seed, 1)), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Tree.Validate(m.Items()); err != nil {
+		t.Fatalf("invalid tree: %v", err)
+	}
+	ll, _ := model.TreeLogLikelihood(m, r.Tree)
+	if math.Abs(ll-r.LogLikelihood) > 1e-9 {
+		t.Fatalf("reported %v, the tree scores %v", r.LogLikelihood, ll)
+	}
+	return r
+}
+
+func TestFullSetIsExact(t *testing.T) {
+	// With every cluster allowed all its splits, the sparse trellis is the full one: its MAP and
+	// log Z equal the exact trellis's (1e-9; the sums run in another order).
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{2, 4, 7, 10} {
+		for range 3 {
+			m := jetModel(t, rng, n)
+			g, _ := seeds(t, m)
+			r := run(t, m, 1, Options{Seeds: g[:1], AllPairsMaxSize: n, MaxClusters: 1 << 20})
+			tr, err := trellis.Build(context.Background(), m, trellis.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(r.LogLikelihood-tr.MAPValue()) > 1e-9 || math.Abs(r.LogZ-tr.LogZ()) > 1e-9 {
+				t.Errorf("N=%d: sparse MAP %v log Z %v, exact %v %v", n, r.LogLikelihood, r.LogZ, tr.MAPValue(), tr.LogZ())
+			}
+			if r.Clusters != 1<<n-1 {
+				t.Errorf("N=%d: %d clusters, want all %d", n, r.Clusters, 1<<n-1)
+			}
+		}
+	}
+}
+
+func TestNeverBelowSeeds(t *testing.T) {
+	// The seed trees are trees of the sparse trellis, so its MAP is at least their best; and it
+	// stays below the exact MAP where that can be computed (N ≤ 14).
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{8, 14, 20, 30} {
+		for range 2 {
+			m := jetModel(t, rng, n)
+			sd, best := seeds(t, m)
+			r := run(t, m, 7, Options{Seeds: sd, AllPairsMaxSize: 6, SplitsTried: 20, SplitsKept: 8, MaxClusters: 20000})
+			if r.LogLikelihood < best-1e-9 {
+				t.Errorf("N=%d: sparse MAP %v below the best seed %v", n, r.LogLikelihood, best)
+			}
+			if n <= 14 {
+				tr, err := trellis.Build(context.Background(), m, trellis.Options{MAPOnly: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.LogLikelihood > tr.MAPValue()+1e-9 {
+					t.Errorf("N=%d: sparse MAP %v above the exact MAP %v", n, r.LogLikelihood, tr.MAPValue())
+				}
+			}
+			t.Logf("N=%d: seeds %.3f, sparse %.3f (%d clusters, %d splits)", n, best, r.LogLikelihood, r.Clusters, r.Splits)
+		}
+	}
+}
+
+func TestDeterministicAndBounded(t *testing.T) {
+	m := jetModel(t, rand.New(rand.NewPCG(5, 6)), 25)
+	sd, _ := seeds(t, m)
+	opts := Options{Seeds: sd, AllPairsMaxSize: 8, SplitsTried: 25, SplitsKept: 15, MaxClusters: 3000}
+	a, b := run(t, m, 9, opts), run(t, m, 9, opts)
+	if a.Tree.Newick(nil) != b.Tree.Newick(nil) || a.LogLikelihood != b.LogLikelihood || a.Clusters != b.Clusters {
+		t.Errorf("two runs from one seed differ: %v %d, %v %d", a.LogLikelihood, a.Clusters, b.LogLikelihood, b.Clusters)
+	}
+	if a.Clusters > 3000 {
+		// The bound may only be passed by the seeds' own clusters, which are far fewer here.
+		t.Errorf("%d clusters, over the bound of 3000", a.Clusters)
+	}
+	if _, err := Run(context.Background(), m, rand.New(rand.NewPCG(1, 1)), Options{}); err == nil {
+		t.Error("no seeds accepted")
+	}
+}
