@@ -29,8 +29,10 @@ type Input struct {
 type builder func(in Input, dir string) ([]string, error)
 
 var builders = map[string]builder{
-	"summary": summary,
-	"runtime": runtime,
+	"summary":        summary,
+	"runtime":        runtime,
+	"likelihood_gap": likelihoodGap,
+	"z_vs_map":       zVsMAP,
 }
 
 // Write builds the named reports into dir (created if needed) and returns the paths written.

@@ -161,3 +161,61 @@ func checkPlot(t *testing.T, pngPath, svgPath string, points int) {
 		t.Errorf("%s has %d paths, want at least %d points", svgPath, got, points)
 	}
 }
+
+// jetRecords are three algorithms on four items of N = 5 and 6: an exact trellis (with log Z),
+// beam and greedy, the greedy tree −Inf on one item.
+func jetRecords() Input {
+	in := Input{Experiment: "golden", Datasets: []string{"jets"}, Algorithms: []string{"greedy", "beam", "trellis"}}
+	type row struct {
+		item            string
+		n               int
+		greedy, beam, z float64
+		trellis         float64
+	}
+	for _, r := range []row{
+		{"0", 5, -30.5, -29.25, -26.5, -29.25},
+		{"1", 5, -31, -30.75, -27, -30},
+		{"2", 6, math.Inf(-1), -35.5, -31.75, -35},
+		{"3", 6, -36.125, -36.125, -32, -36.125},
+	} {
+		for _, a := range []struct {
+			name string
+			ll   float64
+		}{{"greedy", r.greedy}, {"beam", r.beam}, {"trellis", r.trellis}} {
+			rc := rec("jets", a.name, a.ll, math.NaN(), "", 0.001)
+			rc.Item, rc.N, rc.AlgorithmName = r.item, r.n, a.name
+			if a.name == "trellis" {
+				rc.LogZ = results.Log(r.z)
+			}
+			in.Records = append(in.Records, rc)
+		}
+	}
+	return in
+}
+
+func TestLikelihoodGapGolden(t *testing.T) {
+	dir := t.TempDir()
+	files, err := Write([]string{"likelihood_gap"}, jetRecords(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, filepath.Join(dir, "likelihood_gap.md"), "likelihood_gap.md")
+	golden(t, filepath.Join(dir, "likelihood_gap.csv"), "likelihood_gap.csv")
+	// One histogram per pair of the three algorithms, as PNG and SVG.
+	if len(files) != 2+3*2 {
+		t.Errorf("wrote %d files: %v", len(files), files)
+	}
+	checkPlot(t, filepath.Join(dir, "gap-jets-trellis-greedy.png"), filepath.Join(dir, "gap-jets-trellis-greedy.svg"), 1)
+}
+
+func TestZVsMAPGolden(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Write([]string{"z_vs_map"}, jetRecords(), dir); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, filepath.Join(dir, "z_vs_map.md"), "z_vs_map.md")
+	golden(t, filepath.Join(dir, "z_vs_map.csv"), "z_vs_map.csv")
+	// 4 points, the line, the grid and the axes.
+	checkPlot(t, filepath.Join(dir, "z_vs_map.png"), filepath.Join(dir, "z_vs_map.svg"), 4)
+	checkPlot(t, filepath.Join(dir, "z_minus_map.png"), filepath.Join(dir, "z_minus_map.svg"), 1)
+}

@@ -1,0 +1,350 @@
+package reports
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"hcbench/experiments/results"
+	"hcbench/reports/table"
+)
+
+// exactName is the algorithm whose trees are exact MAPs.
+const exactName = "trellis"
+
+// mapTolerance is how close (in log-likelihood) a tree must come to the exact MAP to count as
+// reaching it: far above float noise, far below any real difference between trees.
+const mapTolerance = 1e-6
+
+// byItem joins the successful records of each data set item: dataset → item → label → record.
+func byItem(in Input) map[string]map[string]map[string]results.Record {
+	out := map[string]map[string]map[string]results.Record{}
+	for _, r := range in.Records {
+		if r.Error != "" || r.LogLikelihood == nil {
+			continue
+		}
+		if out[r.Dataset] == nil {
+			out[r.Dataset] = map[string]map[string]results.Record{}
+		}
+		if out[r.Dataset][r.Item] == nil {
+			out[r.Dataset][r.Item] = map[string]results.Record{}
+		}
+		out[r.Dataset][r.Item][r.Algorithm] = r
+	}
+	return out
+}
+
+// gapPair is the row − column log-likelihood differences over the items where both are finite.
+type gapPair struct {
+	row, col string
+	diffs    []float64
+	ns       []int
+}
+
+// rankByMean orders the algorithms present by mean log-likelihood, best first, so that the
+// differences in the table are mostly positive, as in ML4PS 2020 Table 1; ties keep config order.
+// The means run over the items where every algorithm has a finite log-likelihood (or, if there
+// are none, over each algorithm's finite items), so that one −Inf tree does not flatter anyone.
+func rankByMean(in Input, items map[string]map[string]results.Record) []string {
+	var algs []string
+	present := map[string]bool{}
+	for _, recs := range items {
+		for a := range recs {
+			present[a] = true
+		}
+	}
+	for _, a := range in.Algorithms {
+		if present[a] {
+			algs = append(algs, a)
+		}
+	}
+	sum, cnt := map[string]float64{}, map[string]int{}
+	for _, common := range []bool{true, false} {
+		for _, recs := range items {
+			finite := true
+			for _, a := range algs {
+				r, ok := recs[a]
+				finite = finite && ok && !math.IsInf(r.LogLikelihood.Value(), -1)
+			}
+			if common && !finite {
+				continue
+			}
+			for a, r := range recs {
+				if v := r.LogLikelihood.Value(); !math.IsInf(v, -1) {
+					sum[a] += v
+					cnt[a]++
+				}
+			}
+		}
+		if len(cnt) == len(algs) {
+			break
+		}
+		clear(sum)
+		clear(cnt)
+	}
+	algs = slices.DeleteFunc(algs, func(a string) bool { return cnt[a] == 0 })
+	slices.SortStableFunc(algs, func(a, b string) int {
+		ma, mb := sum[a]/float64(cnt[a]), sum[b]/float64(cnt[b])
+		switch {
+		case ma > mb:
+			return -1
+		case ma < mb:
+			return 1
+		}
+		return 0
+	})
+	return algs
+}
+
+// gapPairs returns the differences of every ordered pair (row above column in algs).
+func gapPairs(algs []string, items map[string]map[string]results.Record) []gapPair {
+	var out []gapPair
+	for i, a := range algs {
+		for _, b := range algs[i+1:] {
+			g := gapPair{row: a, col: b}
+			for _, id := range sortedItemIDs(items) {
+				ra, okA := items[id][a]
+				rb, okB := items[id][b]
+				if !okA || !okB {
+					continue
+				}
+				va, vb := ra.LogLikelihood.Value(), rb.LogLikelihood.Value()
+				if math.IsInf(va, -1) || math.IsInf(vb, -1) {
+					continue
+				}
+				g.diffs = append(g.diffs, va-vb)
+				g.ns = append(g.ns, ra.N)
+			}
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func sortedItemIDs(items map[string]map[string]results.Record) []string {
+	var ids []string
+	for id := range items {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b string) int {
+		na, ea := strconv.Atoi(a)
+		nb, eb := strconv.Atoi(b)
+		if ea == nil && eb == nil {
+			return na - nb
+		}
+		return compareStrings(a, b)
+	})
+	return ids
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// likelihoodGap writes likelihood_gap.md and .csv: per data set, the mean ± std of the
+// log-likelihood difference between every two algorithms on the same items, in the layout of
+// ML4PS 2020 Table 1 (row minus column); the same by number of leaves N; how often each algorithm
+// reaches the exact MAP where a trellis ran; and a histogram of each difference
+// (gap-<data set>-<row>-<column>.png and .svg).
+func likelihoodGap(in Input, dir string) ([]string, error) {
+	joined := byItem(in)
+	var sections []section
+	csvT := table.Table{Header: []string{"dataset", "n", "row", "column", "items", "mean", "std"}}
+	var files []string
+	for _, ds := range in.Datasets {
+		items := joined[ds]
+		if len(items) == 0 {
+			continue
+		}
+		algs := rankByMean(in, items)
+		if len(algs) < 2 {
+			continue
+		}
+		pairs := gapPairs(algs, items)
+		// Table 1 layout: rows are all but the last algorithm, columns all but the first.
+		md := table.Table{Header: append([]string{"row − column"}, algs[1:]...)}
+		md.Numeric = make([]bool, len(md.Header))
+		for i := 1; i < len(md.Numeric); i++ {
+			md.Numeric[i] = true
+		}
+		for _, a := range algs[:len(algs)-1] {
+			row := []string{a}
+			for _, b := range algs[1:] {
+				cell := "—"
+				for _, g := range pairs {
+					if g.row == a && g.col == b {
+						m, s := meanStd(g.diffs)
+						cell = pm(m, s)
+					}
+				}
+				row = append(row, cell)
+			}
+			md.Rows = append(md.Rows, row)
+		}
+		sections = append(sections, section{title: ds + ": log-likelihood difference, mean ± std over items", table: md})
+		for _, g := range pairs {
+			m, s := meanStd(g.diffs)
+			csvT.Rows = append(csvT.Rows, []string{ds, "all", g.row, g.col, strconv.Itoa(len(g.diffs)), num(m), num(s)})
+		}
+		if t, ok := gapByN(pairs, items); ok {
+			sections = append(sections, section{title: ds + ": by number of leaves N", table: t})
+			for _, g := range pairs {
+				for _, n := range distinctNs(g.ns) {
+					d := diffsAt(g, n)
+					m, s := meanStd(d)
+					csvT.Rows = append(csvT.Rows, []string{ds, strconv.Itoa(n), g.row, g.col, strconv.Itoa(len(d)), num(m), num(s)})
+				}
+			}
+		}
+		if t, ok := reachesMAP(algs, items); ok {
+			sections = append(sections, section{title: ds + ": items where the tree reaches the exact MAP", table: t})
+		}
+		for _, g := range pairs {
+			fs, err := gapHistogram(dir, ds, g)
+			files = append(files, fs...)
+			if err != nil {
+				return files, err
+			}
+		}
+	}
+	notes := []string{
+		"Each cell is the mean ± sample std, over the items where both trees have a finite log-likelihood, of the row's log-likelihood minus the column's (natural logs); algorithms are ordered by mean log-likelihood, best first. In the tables by N, items counts the items of that N.",
+		"ML4PS 2020 Table 1 (Ginkgo510, 5000 jets of 5 to 10 leaves): Trellis − Beam Search 0.4 ± 0.5, Trellis − Greedy 1.5 ± 1.1, Beam Search − Greedy 1.1 ± 1.1.",
+		fmt.Sprintf("A tree reaches the exact MAP when its log-likelihood is within %g of the trellis's.", mapTolerance),
+	}
+	md, err := writeMarkdown(dir, "likelihood_gap", "Likelihood gaps: "+in.Experiment, sections, notes)
+	files = append(md, files...)
+	if err != nil {
+		return files, err
+	}
+	csvPath := filepath.Join(dir, "likelihood_gap.csv")
+	if err := writeCSV(csvPath, csvT); err != nil {
+		return files, err
+	}
+	return append(files, csvPath), nil
+}
+
+func distinctNs(ns []int) []int {
+	out := slices.Clone(ns)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func diffsAt(g gapPair, n int) []float64 {
+	var d []float64
+	for i, x := range g.diffs {
+		if g.ns[i] == n {
+			d = append(d, x)
+		}
+	}
+	return d
+}
+
+// gapByN is a table of every pair's mean ± std difference by N, with the number of items of each
+// N; false when all items have one N.
+func gapByN(pairs []gapPair, items map[string]map[string]results.Record) (table.Table, bool) {
+	perN := map[int]int{}
+	var all []int
+	for _, recs := range items {
+		for _, r := range recs {
+			perN[r.N]++
+			all = append(all, r.N)
+			break
+		}
+	}
+	ns := distinctNs(all)
+	if len(ns) < 2 {
+		return table.Table{}, false
+	}
+	t := table.Table{Header: []string{"N", "items"}}
+	for _, g := range pairs {
+		t.Header = append(t.Header, g.row+" − "+g.col)
+	}
+	t.Numeric = make([]bool, len(t.Header))
+	for i := range t.Numeric {
+		t.Numeric[i] = true
+	}
+	for _, n := range ns {
+		row := []string{strconv.Itoa(n), strconv.Itoa(perN[n])}
+		for _, g := range pairs {
+			m, s := meanStd(diffsAt(g, n))
+			row = append(row, pm(m, s))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t, true
+}
+
+// reachesMAP counts, per algorithm, the items where its tree comes within mapTolerance of the
+// exact MAP of an exact trellis run on the same item; false when no trellis ran in mode full or
+// map.
+func reachesMAP(algs []string, items map[string]map[string]results.Record) (table.Table, bool) {
+	t := table.Table{Header: []string{"algorithm", "items", "reaches MAP", "share"}, Numeric: []bool{false, true, true, true}}
+	any := false
+	for _, a := range algs {
+		total, hit := 0, 0
+		for _, recs := range items {
+			exact := math.NaN()
+			for _, r := range recs {
+				if r.AlgorithmName == exactName {
+					exact = r.LogLikelihood.Value()
+				}
+			}
+			r, ok := recs[a]
+			if !ok || math.IsNaN(exact) {
+				continue
+			}
+			total++
+			if v := r.LogLikelihood.Value(); v >= exact-mapTolerance*math.Max(1, math.Abs(exact)) {
+				hit++
+			}
+		}
+		if total > 0 {
+			any = true
+			t.Rows = append(t.Rows, []string{a, strconv.Itoa(total), strconv.Itoa(hit), fmt.Sprintf("%.1f%%", 100*float64(hit)/float64(total))})
+		}
+	}
+	return t, any
+}
+
+// gapHistogram plots the distribution of one pair's differences.
+func gapHistogram(dir, ds string, g gapPair) ([]string, error) {
+	if len(g.diffs) == 0 {
+		return nil, nil
+	}
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s: %s − %s", ds, g.row, g.col)
+	p.X.Label.Text = "log-likelihood difference"
+	p.Y.Label.Text = "items"
+	h, err := plotter.NewHist(plotter.Values(g.diffs), histBins(len(g.diffs)))
+	if err != nil {
+		return nil, err
+	}
+	p.Add(h)
+	var files []string
+	for _, ext := range []string{"png", "svg"} {
+		path := filepath.Join(dir, fmt.Sprintf("gap-%s-%s-%s.%s", ds, g.row, g.col, ext))
+		if err := p.Save(5*vg.Inch, 3.5*vg.Inch, path); err != nil {
+			return files, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
+
+// histBins is about √n bins, between 5 and 50.
+func histBins(n int) int {
+	return min(max(int(math.Sqrt(float64(n))), 5), 50)
+}

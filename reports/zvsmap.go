@@ -1,0 +1,127 @@
+package reports
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"hcbench/reports/table"
+)
+
+// zVsMAP plots log Z against the MAP log-likelihood of every exact trellis record (ML4PS 2020
+// Fig. 3), one colour per number of leaves N, with the line y = x, as z_vs_map.png and .svg;
+// and the distribution of log Z − MAP as z_minus_map.png and .svg. It lists per N the mean ± std of
+// both and of their difference in z_vs_map.md and .csv.
+func zVsMAP(in Input, dir string) ([]string, error) {
+	byN := map[int]plotter.XYs{}
+	var diffs []float64
+	for _, r := range in.Records {
+		if r.Error != "" || r.AlgorithmName != exactName || r.LogZ == nil || r.LogLikelihood == nil {
+			continue
+		}
+		z, m := r.LogZ.Value(), r.LogLikelihood.Value()
+		if math.IsInf(z, -1) || math.IsInf(m, -1) {
+			continue
+		}
+		byN[r.N] = append(byN[r.N], plotter.XY{X: m, Y: z})
+		diffs = append(diffs, z-m)
+	}
+	var ns []int
+	for n := range byN {
+		ns = append(ns, n)
+	}
+	slices.Sort(ns)
+
+	md := table.Table{Header: []string{"N", "items", "MAP", "log Z", "log Z − MAP"}, Numeric: []bool{true, true, true, true, true}}
+	csvT := table.Table{Header: []string{"n", "items", "map_mean", "map_std", "logz_mean", "logz_std", "diff_mean", "diff_std"}}
+	for _, n := range ns {
+		var ms, zs, ds []float64
+		for _, xy := range byN[n] {
+			ms, zs, ds = append(ms, xy.X), append(zs, xy.Y), append(ds, xy.Y-xy.X)
+		}
+		mm, msd := meanStd(ms)
+		zm, zsd := meanStd(zs)
+		dm, dsd := meanStd(ds)
+		md.Rows = append(md.Rows, []string{strconv.Itoa(n), strconv.Itoa(len(ms)), pm(mm, msd), pm(zm, zsd), pm(dm, dsd)})
+		csvT.Rows = append(csvT.Rows, []string{strconv.Itoa(n), strconv.Itoa(len(ms)), num(mm), num(msd), num(zm), num(zsd), num(dm), num(dsd)})
+	}
+	notes := []string{"Records of the exact trellis in mode full; the scatter is z_vs_map.png / .svg, the distribution of log Z − MAP z_minus_map.png / .svg. ML4PS 2020 Fig. 3 shows the same for Ginkgo510."}
+	files, err := writeMarkdown(dir, "z_vs_map", "log Z against the MAP: "+in.Experiment, []section{{title: "By number of leaves N (mean ± std)", table: md}}, notes)
+	if err != nil {
+		return files, err
+	}
+	csvPath := filepath.Join(dir, "z_vs_map.csv")
+	if err := writeCSV(csvPath, csvT); err != nil {
+		return files, err
+	}
+	files = append(files, csvPath)
+	if len(ns) == 0 {
+		return files, nil
+	}
+
+	p := plot.New()
+	p.Title.Text = "log Z against the MAP: " + in.Experiment
+	p.X.Label.Text = "MAP log-likelihood"
+	p.Y.Label.Text = "log Z"
+	p.Add(plotter.NewGrid())
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, n := range ns {
+		for _, xy := range byN[n] {
+			lo, hi = min(lo, xy.X, xy.Y), max(hi, xy.X, xy.Y)
+		}
+	}
+	ref := plotter.NewFunction(func(x float64) float64 { return x })
+	ref.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	ref.Color = color.Gray{Y: 90}
+	p.Add(ref)
+	p.Legend.Add("y = x", ref)
+	for i, n := range ns {
+		s, err := plotter.NewScatter(byN[n])
+		if err != nil {
+			return files, err
+		}
+		s.Color = plotutil.Color(i)
+		s.Shape = draw.CircleGlyph{}
+		s.Radius = vg.Points(2)
+		p.Add(s)
+		p.Legend.Add(fmt.Sprintf("N = %d", n), s)
+	}
+	pad := (hi - lo) * 0.03
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo-pad, hi+pad, lo-pad, hi+pad
+	// The corner below the diagonal (MAP ≤ log Z always) is empty.
+	p.Legend.Top, p.Legend.Left = false, false
+	for _, ext := range []string{"png", "svg"} {
+		path := filepath.Join(dir, "z_vs_map."+ext)
+		if err := p.Save(6*vg.Inch, 6*vg.Inch, path); err != nil {
+			return files, err
+		}
+		files = append(files, path)
+	}
+
+	h := plot.New()
+	h.Title.Text = "log Z − MAP: " + in.Experiment
+	h.X.Label.Text = "log Z − MAP log-likelihood"
+	h.Y.Label.Text = "items"
+	hist, err := plotter.NewHist(plotter.Values(diffs), histBins(len(diffs)))
+	if err != nil {
+		return files, err
+	}
+	h.Add(hist)
+	for _, ext := range []string{"png", "svg"} {
+		path := filepath.Join(dir, "z_minus_map."+ext)
+		if err := h.Save(5*vg.Inch, 3.5*vg.Inch, path); err != nil {
+			return files, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
