@@ -12,6 +12,7 @@ import (
 	"hcbench/algorithms/itemset"
 	"hcbench/algorithms/model"
 	"hcbench/algorithms/model/ginkgo"
+	"hcbench/algorithms/tree"
 	"hcbench/algorithms/trellis"
 	"hcbench/datasets/jets"
 	"hcbench/datasets/shareddata"
@@ -244,6 +245,32 @@ func BenchmarkBeam(b *testing.B) {
 					}
 				}
 			})
+		}
+	}
+}
+
+func TestPathTotalIsTreeScore(t *testing.T) {
+	// The total a path accumulates, split by split, is the log-likelihood of its tree (1e-9: the
+	// same terms, summed in another order), for every path of the final beam.
+	rng := rand.New(rand.NewPCG(8, 9))
+	for _, n := range []int{4, 9, 15} {
+		m := jetModel(t, randomJet(t, rng, n))
+		for _, d := range []Dedup{Structure, Float} {
+			s := &search{m: m, n: n, opts: Options{Size: 2 * n, Dedup: d}, store: m.NewClusters(), bySet: map[itemset.Set]int{}}
+			beam := []*path{s.start()}
+			for level := 0; level < n-1; level++ {
+				beam = s.step(beam, level)
+			}
+			for _, p := range beam {
+				tr, err := tree.FromMerges(n, p.merges)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ll, _ := model.TreeLogLikelihood(m, tr)
+				if math.Abs(ll-p.sum) > 1e-9 || math.Abs(numpySum(p.terms)-p.sum) > 1e-9 {
+					t.Errorf("N=%d %v: path total %v (numpy order %v), tree %v", n, d, p.sum, numpySum(p.terms), ll)
+				}
+			}
 		}
 	}
 }

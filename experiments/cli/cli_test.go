@@ -336,3 +336,39 @@ algorithms:
 		}
 	}
 }
+
+// TestEveryAlgorithmAndReport runs each algorithm and report once on small jets: every task
+// succeeds, and every report writes its files.
+func TestEveryAlgorithmAndReport(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "all.yaml", `version: 1
+name: all
+datasets:
+  - {name: qcd, generator: ginkgo, jets: 8, min_leaves: 5, max_leaves: 8, t_cut: 16}
+algorithms:
+  - truth
+  - greedy
+  - {name: beam, beam_size: 3n}
+  - trellis
+  - {name: sparse_trellis, all_pairs_max_size: 4, splits_tried: 5, splits_kept: 3}
+reports: [summary, likelihood_gap, z_vs_map, runtime]
+`)
+	out := filepath.Join(dir, "run")
+	code, stdout, stderr := run(t, context.Background(), "run", cfg, "-out", out)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, f := range []string{"summary.md", "likelihood_gap.md", "likelihood_gap.csv", "z_vs_map.png", "z_vs_map.svg", "runtime.png"} {
+		if _, err := os.Stat(filepath.Join(out, "reports", f)); err != nil {
+			t.Errorf("report file %s: %v", f, err)
+		}
+	}
+	for k, r := range readRecords(t, out) {
+		if r.Error != "" {
+			t.Errorf("%s: %s", k, r.Error)
+		}
+		if r.AlgorithmName == "sparse_trellis" && (r.SparseClusters == 0 || r.SparseSplits == 0) {
+			t.Errorf("%s: sparse trellis size missing: %+v", k, r)
+		}
+	}
+}
