@@ -1,0 +1,311 @@
+package labelled
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// CSVOptions describe a labelled CSV file (optionally gzip-compressed, detected by the gzip magic
+// bytes).
+//
+// A column is given by its name (Header "names"; the name is tried first) or by its 1-based
+// position. LabelColumn "none" and NameColumn "" or "none" mean no such column, whatever the
+// header holds. The label, name and ignored columns must be distinct; all other columns are
+// features.
+type CSVOptions struct {
+	Header      string   // "names" (first line has column names; also ""), "none", or "sklearn" (first line: n_samples, n_features, class names...; the label column holds 0-based class indices into those names)
+	LabelColumn string   // a column name (Header "names"), or a 1-based position, or "" for the last column; "none" for unlabelled data
+	NameColumn  string   // column with item names, same forms; "" = none (items are named by 0-based row index)
+	Ignore      []string // further columns to drop (names or 1-based positions)
+	Unknown     string   // label value meaning "unknown" (e.g. "Unknown"); such labels become ""
+}
+
+// ReadCSV reads a labelled CSV file with one item per row: comma-separated, RFC 4180 quoting, LF
+// or CRLF line endings, an optional UTF-8 byte order mark, gzip compression detected by the magic
+// bytes. Blank lines are skipped.
+//
+// Every row must have as many fields as the header (Header "names"), as the first row (Header
+// "none"), or n_features+1 (Header "sklearn", whose rows are the features then the class index, as
+// scikit-learn's load_csv_data reads them; the header's n_samples must equal the number of rows).
+// Feature cells that are empty, "NA" or "NaN" are missing (NaN in X, counted in Missing); other
+// cells must be finite numbers. An empty label cell, or one equal to o.Unknown, is unknown ("").
+// With Header "sklearn" the other label cells must be class indices 0 ≤ k < number of class names,
+// and the label is the k-th class name. Item names, from o.NameColumn, must be non-empty and
+// unique; without a name column items are named "0", "1", ... by row.
+//
+// Features holds the feature columns' names with Header "names" and is nil otherwise. Labels is nil
+// when o.LabelColumn is "none". name labels errors, which give the 1-based line, e.g.
+// "x.csv:9: column 4: \"abc\" is not a number".
+func ReadCSV(r io.Reader, name string, o CSVOptions) (*Data, error) {
+	mode := o.Header
+	if mode == "" {
+		mode = "names"
+	}
+	if mode != "names" && mode != "none" && mode != "sklearn" {
+		return nil, fmt.Errorf("%s: unknown header kind %q (want names, none or sklearn)", name, o.Header)
+	}
+	br, err := openInput(r, name)
+	if err != nil {
+		return nil, err
+	}
+	cr := csv.NewReader(br)
+	cr.FieldsPerRecord = -1 // ragged rows are reported below, with the expected count
+	cr.TrimLeadingSpace = true
+	read := func() ([]string, int, error) {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil, 0, io.EOF
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return nil, 0, fmt.Errorf("%s:%d:%d: %v", name, pe.Line, pe.Column, pe.Err)
+			}
+			return nil, 0, fmt.Errorf("%s: %v", name, err)
+		}
+		for k := range rec {
+			rec[k] = strings.TrimSpace(rec[k])
+		}
+		line, _ := cr.FieldPos(0)
+		return rec, line, nil
+	}
+
+	first, firstLine, err := read()
+	if err == io.EOF {
+		return nil, fmt.Errorf("%s: empty file", name)
+	}
+	if err != nil {
+		return nil, err
+	}
+
+	var (
+		header      []string // column names (mode "names")
+		classes     []string // class names (mode "sklearn")
+		nSamples    = -1     // rows announced by a sklearn header
+		ncol        int
+		pending     []string // the first data row when it has been read already
+		pendingLine int
+	)
+	switch mode {
+	case "names":
+		header = first
+		ncol = len(header)
+		at := map[string]int{}
+		for k, h := range header {
+			if h == "" {
+				continue
+			}
+			if prev, dup := at[h]; dup {
+				return nil, fmt.Errorf("%s:%d: columns %d and %d are both named %q", name, firstLine, prev+1, k+1, h)
+			}
+			at[h] = k
+		}
+	case "sklearn":
+		if len(first) < 2 {
+			return nil, fmt.Errorf("%s:%d: sklearn header has %d field(s), want n_samples, n_features, then the class names", name, firstLine, len(first))
+		}
+		ns, err1 := strconv.Atoi(first[0])
+		nf, err2 := strconv.Atoi(first[1])
+		if err1 != nil || err2 != nil || ns < 0 || nf < 1 {
+			return nil, fmt.Errorf("%s:%d: sklearn header starts %q,%q, want n_samples ≥ 0 and n_features ≥ 1 as integers", name, firstLine, first[0], first[1])
+		}
+		nSamples, classes = ns, first[2:]
+		// Take the row width from the first data row, so that a huge n_features allocates nothing.
+		rec, line, err := read()
+		if err == io.EOF {
+			return nil, fmt.Errorf("%s: no data rows", name)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(rec) != nf+1 {
+			return nil, fmt.Errorf("%s:%d: row has %d fields, want %d (n_features %d on line %d, then the class index)", name, line, len(rec), nf+1, nf, firstLine)
+		}
+		pending, pendingLine, ncol = rec, line, nf+1
+	case "none":
+		pending, pendingLine, ncol = first, firstLine, len(first)
+	}
+
+	col := func(spec, what string) (int, error) { return resolveColumn(spec, what, header, ncol, name, firstLine) }
+	labelCol, nameCol := -1, -1
+	switch o.LabelColumn {
+	case "none":
+	case "":
+		labelCol = ncol - 1
+	default:
+		if labelCol, err = col(o.LabelColumn, "label column"); err != nil {
+			return nil, err
+		}
+	}
+	if o.NameColumn != "" && o.NameColumn != "none" {
+		if nameCol, err = col(o.NameColumn, "name column"); err != nil {
+			return nil, err
+		}
+	}
+	role := make([]string, ncol) // "" = feature
+	if labelCol >= 0 {
+		role[labelCol] = "the label column"
+	}
+	if nameCol >= 0 {
+		if role[nameCol] != "" {
+			return nil, fmt.Errorf("%s: column %d is both %s and the name column", name, nameCol+1, role[nameCol])
+		}
+		role[nameCol] = "the name column"
+	}
+	for _, spec := range o.Ignore {
+		k, err := col(spec, "ignored column")
+		if err != nil {
+			return nil, err
+		}
+		switch role[k] {
+		case "", "ignored": // naming a column twice in Ignore is harmless
+		default:
+			return nil, fmt.Errorf("%s: ignored column %q is %s (column %d)", name, spec, role[k], k+1)
+		}
+		role[k] = "ignored"
+	}
+	if mode == "sklearn" && labelCol >= 0 && len(classes) == 0 {
+		return nil, fmt.Errorf("%s:%d: the sklearn header lists no class names, so the class indices in the label column cannot be named", name, firstLine)
+	}
+	var feat []int
+	for k, r := range role {
+		if r == "" {
+			feat = append(feat, k)
+		}
+	}
+	if len(feat) == 0 {
+		return nil, fmt.Errorf("%s: no feature columns are left after the label, name and ignored columns", name)
+	}
+
+	d := &Data{}
+	if header != nil {
+		d.Features = make([]string, len(feat))
+		for j, k := range feat {
+			d.Features[j] = header[k]
+		}
+	}
+	if labelCol >= 0 {
+		d.Labels = []string{}
+	}
+	names := map[string]int{} // item name → line
+	for {
+		rec, line := pending, pendingLine
+		if pending != nil {
+			pending = nil
+		} else {
+			rec, line, err = read()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		if len(rec) != ncol {
+			return nil, fmt.Errorf("%s:%d: row has %d fields, want %d", name, line, len(rec), ncol)
+		}
+		row := make([]float64, len(feat))
+		miss := 0
+		for j, k := range feat {
+			v, m, msg := parseValue(rec[k])
+			if msg != "" {
+				return nil, fmt.Errorf("%s:%d: column %d%s: %s", name, line, k+1, columnName(header, k), msg)
+			}
+			if m {
+				miss++
+			}
+			row[j] = v
+		}
+		item := strconv.Itoa(len(d.X))
+		if nameCol >= 0 {
+			item = rec[nameCol]
+			if item == "" {
+				return nil, fmt.Errorf("%s:%d: column %d: empty item name", name, line, nameCol+1)
+			}
+			if prev, dup := names[item]; dup {
+				return nil, fmt.Errorf("%s:%d: item name %q already used on line %d", name, line, item, prev)
+			}
+			names[item] = line
+		}
+		if labelCol >= 0 {
+			l := rec[labelCol]
+			if l == o.Unknown {
+				l = ""
+			}
+			if mode == "sklearn" && l != "" {
+				c, err := strconv.Atoi(l)
+				if err != nil {
+					return nil, fmt.Errorf("%s:%d: column %d: class index %q is not an integer", name, line, labelCol+1, l)
+				}
+				if c < 0 || c >= len(classes) {
+					return nil, fmt.Errorf("%s:%d: column %d: class index %d is out of range: the header (line %d) names %d classes, indices 0 to %d", name, line, labelCol+1, c, firstLine, len(classes), len(classes)-1)
+				}
+				if l = classes[c]; l == o.Unknown {
+					l = ""
+				}
+			}
+			d.Labels = append(d.Labels, l)
+		}
+		d.Names = append(d.Names, item)
+		d.X = append(d.X, row)
+		d.rowMissing = append(d.rowMissing, miss)
+		d.Missing += miss
+	}
+	if len(d.X) == 0 {
+		return nil, fmt.Errorf("%s: no data rows", name)
+	}
+	if nSamples >= 0 && nSamples != len(d.X) {
+		return nil, fmt.Errorf("%s:%d: the sklearn header says %d samples, the file has %d rows", name, firstLine, nSamples, len(d.X))
+	}
+	return d, nil
+}
+
+// resolveColumn returns the 0-based index of the column that spec names: a header name, else a
+// 1-based position.
+func resolveColumn(spec, what string, header []string, ncol int, name string, headerLine int) (int, error) {
+	s := strings.TrimSpace(spec)
+	if header != nil {
+		for k, h := range header {
+			if h != "" && h == s {
+				return k, nil
+			}
+		}
+	}
+	p, err := strconv.Atoi(s)
+	if err != nil {
+		if header == nil {
+			return 0, fmt.Errorf("%s: %s %q: the file has no header line of column names, so give a 1-based column position", name, what, spec)
+		}
+		return 0, fmt.Errorf("%s:%d: %s %q is not in the header (columns: %s)", name, headerLine, what, spec, listNames(header))
+	}
+	if p < 1 || p > ncol {
+		return 0, fmt.Errorf("%s: %s %d is out of range: the file has %d columns (1-based positions)", name, what, p, ncol)
+	}
+	return p - 1, nil
+}
+
+// listNames shows the header's names, the first 12 of them.
+func listNames(header []string) string {
+	const max = 12
+	q := make([]string, 0, max+1)
+	for k, h := range header {
+		if k == max {
+			q = append(q, fmt.Sprintf("… %d in all", len(header)))
+			break
+		}
+		q = append(q, strconv.Quote(h))
+	}
+	return strings.Join(q, ", ")
+}
+
+// columnName returns " (NAME)" for a column with a header name, else "".
+func columnName(header []string, k int) string {
+	if header == nil || header[k] == "" {
+		return ""
+	}
+	return " (" + header[k] + ")"
+}

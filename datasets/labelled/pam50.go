@@ -1,0 +1,200 @@
+package labelled
+
+import (
+	"bufio"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// openInput returns r decompressed when it starts with the gzip magic bytes (1f 8b), with a UTF-8
+// byte order mark at the start of the (decompressed) text removed.
+func openInput(r io.Reader, name string) (*bufio.Reader, error) {
+	br := bufio.NewReader(r)
+	magic, err := br.Peek(2)
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: starts like gzip but is not a valid gzip stream: %v", name, err)
+		}
+		br = bufio.NewReader(gzipErrors{gz})
+	}
+	bom, err := br.Peek(3)
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if string(bom) == "\ufeff" {
+		br.Discard(3)
+	}
+	return br, nil
+}
+
+// gzipErrors marks errors of a damaged gzip stream (a truncated file, a bad checksum) as such.
+type gzipErrors struct{ r io.Reader }
+
+func (g gzipErrors) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("damaged gzip data: %w", err)
+	}
+	return n, err
+}
+
+// lineReader yields the lines of a text file without their LF or CRLF ending, counting them from 1.
+type lineReader struct {
+	br   *bufio.Reader
+	name string
+	line int // number of the line last returned
+}
+
+// next returns the next line; ok is false at the end of the input.
+func (lr *lineReader) next() (s string, ok bool, err error) {
+	s, err = lr.br.ReadString('\n')
+	if err != nil && err != io.EOF {
+		return "", false, fmt.Errorf("%s:%d: %v", lr.name, lr.line+1, err)
+	}
+	if err == io.EOF && s == "" {
+		return "", false, nil
+	}
+	lr.line++
+	s = strings.TrimSuffix(s, "\n")
+	s = strings.TrimSuffix(s, "\r")
+	if strings.ContainsRune(s, '\r') {
+		return "", false, fmt.Errorf("%s:%d: carriage return inside the line (old Mac line endings? want LF or CRLF)", lr.name, lr.line)
+	}
+	return s, true, nil
+}
+
+// nextNonBlank skips lines holding only white space.
+func (lr *lineReader) nextNonBlank() (string, bool, error) {
+	for {
+		s, ok, err := lr.next()
+		if err != nil || !ok || strings.TrimSpace(s) != "" {
+			return s, ok, err
+		}
+	}
+}
+
+// ReadPAM50 reads UNC's PAM50 training matrix as distributed (220arrays_nonUBCcommon+12normal_50g.txt,
+// pam50.md §2): tab-separated, CRLF or LF line endings, genes in rows and samples in columns.
+//   - Line 1: an empty corner cell, then the sample names (non-empty, unique).
+//   - Line 2: `subtype`, then one label per sample; an empty cell is an unknown label ("").
+//   - Then one line per gene: its symbol (non-empty, unique), then one value per sample; an empty
+//     cell, "NA" or "NaN" is missing and stored as NaN.
+//
+// The result has one item per sample, Features the gene symbols in file order, and Labels always
+// set (all "" when no sample has a label). Blank lines are skipped; a UTF-8 byte order mark and gzip
+// compression are accepted. name labels errors, which give the 1-based line, e.g.
+// "x.tsv:7: row has 12 fields, want 233".
+func ReadPAM50(r io.Reader, name string) (*Data, error) {
+	br, err := openInput(r, name)
+	if err != nil {
+		return nil, err
+	}
+	lr := &lineReader{br: br, name: name}
+
+	head, ok, err := lr.nextNonBlank()
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s: empty file", name)
+	}
+	hl := lr.line
+	hf := strings.Split(head, "\t")
+	if len(hf) < 2 {
+		return nil, fmt.Errorf("%s:%d: no tab on the header line: want an empty corner cell, then the sample names, tab-separated", name, hl)
+	}
+	if c := strings.TrimSpace(hf[0]); c != "" {
+		return nil, fmt.Errorf("%s:%d: the first cell is %q, want it empty (the corner above the gene symbols; is this UNC's PAM50 training matrix?)", name, hl, c)
+	}
+	want := len(hf)
+	n := want - 1
+	d := &Data{Names: make([]string, n), Labels: make([]string, n), X: make([][]float64, n), rowMissing: make([]int, n)}
+	seen := make(map[string]int, n)
+	for i := range n {
+		s := strings.TrimSpace(hf[i+1])
+		if s == "" {
+			return nil, fmt.Errorf("%s:%d: column %d: empty sample name", name, hl, i+2)
+		}
+		if prev, dup := seen[s]; dup {
+			return nil, fmt.Errorf("%s:%d: column %d: sample name %q is also in column %d", name, hl, i+2, s, prev+2)
+		}
+		seen[s] = i
+		d.Names[i] = s
+	}
+
+	sub, ok, err := lr.nextNonBlank()
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s: no subtype line after the sample names (line %d)", name, hl)
+	}
+	sf := strings.Split(sub, "\t")
+	if len(sf) != want {
+		return nil, fmt.Errorf("%s:%d: row has %d fields, want %d", name, lr.line, len(sf), want)
+	}
+	if c := strings.TrimSpace(sf[0]); !strings.EqualFold(c, "subtype") {
+		return nil, fmt.Errorf("%s:%d: the first cell is %q, want \"subtype\" (the line of class labels)", name, lr.line, c)
+	}
+	for i := range n {
+		d.Labels[i] = strings.TrimSpace(sf[i+1])
+	}
+
+	var cols [][]float64 // cols[g][i]: gene g of sample i
+	genes := map[string]int{}
+	for {
+		s, ok, err := lr.nextNonBlank()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		f := strings.Split(s, "\t")
+		if len(f) != want {
+			return nil, fmt.Errorf("%s:%d: row has %d fields, want %d", name, lr.line, len(f), want)
+		}
+		g := strings.TrimSpace(f[0])
+		if g == "" {
+			return nil, fmt.Errorf("%s:%d: empty gene symbol", name, lr.line)
+		}
+		if prev, dup := genes[g]; dup {
+			return nil, fmt.Errorf("%s:%d: gene %q already on line %d", name, lr.line, g, prev)
+		}
+		genes[g] = lr.line
+		col := make([]float64, n)
+		for i := range n {
+			v, miss, msg := parseValue(strings.TrimSpace(f[i+1]))
+			if msg != "" {
+				return nil, fmt.Errorf("%s:%d: column %d (sample %s): %s", name, lr.line, i+2, d.Names[i], msg)
+			}
+			if miss {
+				d.rowMissing[i]++
+				d.Missing++
+			}
+			col[i] = v
+		}
+		d.Features = append(d.Features, g)
+		cols = append(cols, col)
+	}
+	if len(cols) == 0 {
+		return nil, fmt.Errorf("%s: no gene lines after the subtype line (line %d)", name, lr.line)
+	}
+	// Transpose into one contiguous block, a row per sample.
+	gn := len(cols)
+	block := make([]float64, n*gn)
+	for i := range n {
+		row := block[i*gn : (i+1)*gn : (i+1)*gn]
+		for g, col := range cols {
+			row[g] = col[i]
+		}
+		d.X[i] = row
+	}
+	return d, nil
+}
