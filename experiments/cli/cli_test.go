@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"hcbench/datasets/shareddata"
 	"hcbench/experiments/results"
 	"hcbench/experiments/runner"
 )
@@ -371,4 +373,69 @@ reports: [summary, likelihood_gap, z_vs_map, runtime]
 			t.Errorf("%s: sparse trellis size missing: %+v", k, r)
 		}
 	}
+}
+
+// TestShippedConfigs validates every config in configs/ (reading its data files from
+// ../shared/data), so that a shipped config never rots.
+func TestShippedConfigs(t *testing.T) {
+	files, err := filepath.Glob("../../configs/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no shipped configs: %v", err)
+	}
+	for _, f := range files {
+		if code, _, stderr := run(t, context.Background(), "validate", f); code != ExitOK {
+			t.Errorf("%s: exit %d\n%s", f, code, stderr)
+		}
+	}
+}
+
+// TestPAM50Subsamples runs two stratified subsamples of the real pam50 matrix: 12 named, labelled
+// leaves per item (2 per subtype, 2 unknown), purities recorded, the missing cells counted, and a
+// missing matrix named with where to get it.
+func TestPAM50Subsamples(t *testing.T) {
+	dir := t.TempDir()
+	src := `version: 1
+name: p
+datasets:
+  - name: pam50
+    file: ` + filepath.Join(sharedData(t), "pam50/220arrays_nonUBCcommon+12normal_50g.txt") + `
+    format: pam50
+    subsamples: 2
+algorithms: [trellis, greedy, {name: linkage, distance: weights}]
+reports: [purity, dendrograms]
+`
+	cfg := writeFile(t, dir, "p.yaml", src)
+	out := filepath.Join(dir, "run")
+	if code, _, stderr := run(t, context.Background(), "run", cfg, "-out", out); code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for k, r := range readRecords(t, out) {
+		counts := map[string]int{}
+		for _, l := range r.LeafLabels {
+			counts[l]++
+		}
+		if r.N != 12 || len(r.LeafNames) != 12 || fmt.Sprint(counts) != "map[:2 Basal:2 Her2:2 LumA:2 LumB:2 Normal:2]" {
+			t.Errorf("%s: N %d, names %v, labels %v", k, r.N, r.LeafNames, counts)
+		}
+		if r.DendrogramPurity == nil || r.LabelledLeaves != 10 {
+			t.Errorf("%s: purity %v over %d leaves", k, r.DendrogramPurity, r.LabelledLeaves)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "reports", "dendrograms-pam50.png")); err != nil {
+		t.Error(err)
+	}
+	missing := writeFile(t, dir, "m.yaml", strings.Replace(src, "pam50/220arrays", "pam50/none", 1))
+	code, _, stderr := run(t, context.Background(), "validate", missing)
+	if code != ExitFailure || !strings.Contains(stderr, "does not exist") || !strings.Contains(stderr, "github.com/hoadley-lab/pam50") {
+		t.Errorf("missing matrix: exit %d\n%s", code, stderr)
+	}
+}
+
+func sharedData(t *testing.T) string {
+	t.Helper()
+	d, err := shareddata.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

@@ -123,8 +123,8 @@ func (c *Config) Resolved() ([]byte, error) {
 	for _, d := range c.Datasets {
 		m := &yaml.Node{Kind: yaml.MappingNode}
 		appendKV(m, "name", d.Name)
-		if jf, ok := d.Source.(*JetsFile); ok {
-			appendKV(m, "file", jf.Path)
+		if path := SourcePath(d.Source); path != "" {
+			appendKV(m, "file", path)
 			appendKV(m, "format", d.Kind)
 		} else {
 			appendKV(m, "generator", d.Kind)
@@ -172,3 +172,18 @@ func appendStruct(m *yaml.Node, v reflect.Value) {
 		appendKV(m, f.key, v.FieldByIndex(f.index).Interface())
 	}
 }
+
+// SourcePath returns the file of a file source, "" for a generator.
+func SourcePath(src any) string {
+	if f, ok := src.(interface{ path() string }); ok {
+		return f.path()
+	}
+	return ""
+}
+
+func (f *JetsFile) path() string      { return f.Path }
+func (f *JetsFile) setPath(p string)  { f.Path = p }
+func (f *PAM50File) path() string     { return f.Path }
+func (f *PAM50File) setPath(p string) { f.Path = p }
+func (f *CSVFile) path() string       { return f.Path }
+func (f *CSVFile) setPath(p string)   { f.Path = p }

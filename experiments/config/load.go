@@ -142,8 +142,8 @@ func (d *decoder) datasets(cfg *Config, root *yaml.Node, top keyLines) {
 			src := reflect.New(typ)
 			d.mapping(n, src.Interface(), path, keysExcept(n, typ)...)
 			ds.Source = src.Interface()
-			if jf, ok := ds.Source.(*JetsFile); ok {
-				jf.Path = keys.File
+			if f, ok := ds.Source.(interface{ setPath(string) }); ok {
+				f.setPath(keys.File)
 			}
 			resolveSource(ds.Source, ds.lines)
 		}

@@ -76,12 +76,45 @@ type JetsFile struct {
 	JetLikelihood `yaml:",inline"`
 }
 
+// VectorData are the keys of data sets of labelled feature vectors (pam50, CSV files): how missing
+// values enter, how items are drawn from the rows, and the correlation-clustering energy that
+// scores their trees (see ../shared/design/pam50.md §5–6).
+type VectorData struct {
+	Missing     string  `yaml:"missing" default:"zero" help:"missing values: zero (filled with 0, as the paper) or mask (similarities over the features both items observe)"`
+	Subsamples  int     `yaml:"subsamples" default:"0" help:"items to draw, each a subsample of the rows; 0: the whole data set is one item"`
+	PerLabel    int     `yaml:"per_label" default:"2" help:"rows per known label in a subsample"`
+	Unknown     int     `yaml:"unknown" default:"2" help:"rows with an unknown label in a subsample"`
+	Sampling    string  `yaml:"sampling" default:"stratified" help:"stratified (random rows per label from the item's seed, never two identical vectors) or first (the first rows of each label, the same every time)"`
+	Similarity  string  `yaml:"similarity" default:"cosine" help:"weights of the correlation-clustering energy: cosine or pearson similarity"`
+	Centering   string  `yaml:"centering" default:"mean_with_diag" help:"subtracted from the similarities: mean_with_diag (the mean of all n² entries, as AstarTrellis), mean_without_diag, or none"`
+	WithinPairs string  `yaml:"within_pairs" default:"unordered" help:"negative edges inside a child counted once per pair (unordered, as AstarTrellis) or twice (ordered)"`
+	Beta        float64 `yaml:"beta" default:"1" help:"ψ = exp(−β·energy); the MAP does not depend on it, log Z and the marginals do"`
+}
+
+// PAM50File is `format: pam50`: UNC's PAM50 training matrix as distributed (TSV, genes in rows, a
+// subtype row, empty cells for unknown labels and missing values).
+type PAM50File struct {
+	Path       string `yaml:"-"`
+	VectorData `yaml:",inline"`
+}
+
+// CSVFile is `format: csv`: labelled vectors in CSV (gzip allowed), one row per item.
+type CSVFile struct {
+	Path          string   `yaml:"-"`
+	Header        string   `yaml:"header" default:"names" help:"first line: names (column names), none, or sklearn (n_samples, n_features, class names; labels are 0-based class indices)"`
+	LabelColumn   string   `yaml:"label_column" help:"the label column, by name or 1-based position; default: the last column; none: no labels"`
+	NameColumn    string   `yaml:"name_column" help:"a column of item names, by name or 1-based position; default: none (items are named by row index)"`
+	IgnoreColumns []string `yaml:"ignore_columns" default:"[]" help:"further columns to drop, by name or 1-based position"`
+	UnknownLabel  string   `yaml:"unknown_label" help:"the label value that means unknown (for example Unknown)"`
+	VectorData    `yaml:",inline"`
+}
+
 // datasetKeys are the keys every data set entry has; the source's own keys come from its struct.
 type datasetKeys struct {
 	Name      string `yaml:"name" required:"true" help:"data set name, unique in the config (letters, digits, '.', '_', '-')"`
 	Generator string `yaml:"generator" help:"generate the data: ginkgo"`
 	File      string `yaml:"file" help:"read the data from this file (relative to the config file)"`
-	Format    string `yaml:"format" help:"file format: jets (the default for .jsonl and .json)"`
+	Format    string `yaml:"format" help:"file format: jets (default for .jsonl, .json), pam50 (UNC's PAM50 TSV), csv (default for .csv, .gz)"`
 }
 
 // generators maps `generator:` values to their source types.
@@ -93,11 +126,15 @@ var generators = map[string]reflect.Type{
 // formats.
 var (
 	fileFormats = map[string]reflect.Type{
-		"jets": reflect.TypeFor[JetsFile](),
+		"jets":  reflect.TypeFor[JetsFile](),
+		"pam50": reflect.TypeFor[PAM50File](),
+		"csv":   reflect.TypeFor[CSVFile](),
 	}
 	defaultFormats = map[string]string{
 		".jsonl": "jets",
 		".json":  "jets",
+		".csv":   "csv",
+		".gz":    "csv",
 	}
 )
 
@@ -153,6 +190,12 @@ type SparseTrellisParams struct {
 	MaxClusters     int      `yaml:"max_clusters" default:"100000" help:"most clusters (vertices); beyond it, splits that need new clusters are left out (the seeds' never are)"`
 }
 
+// LinkageParams: `linkage` is classical agglomerative clustering of feature vectors.
+type LinkageParams struct {
+	Method   string `yaml:"method" default:"average" help:"average (UPGMA; the authors' genomics baseline), single or complete"`
+	Distance string `yaml:"distance" default:"euclidean" help:"euclidean (between the feature vectors) or weights (max(w) − w_ij from the correlation-clustering weights, as AstarTrellis)"`
+}
+
 // algorithmParams maps algorithm names to their parameter types; algorithmHelp says what each does.
 var (
 	algorithmParams = map[string]reflect.Type{
@@ -161,10 +204,12 @@ var (
 		"trellis":        reflect.TypeFor[TrellisParams](),
 		"beam":           reflect.TypeFor[BeamParams](),
 		"sparse_trellis": reflect.TypeFor[SparseTrellisParams](),
+		"linkage":        reflect.TypeFor[LinkageParams](),
 	}
 	algorithmHelp = map[string]string{
 		"truth":          "scores the generating tree (data sets that have one; other items get no truth task)",
 		"greedy":         "greedy agglomeration: merge the pair with the largest split log-likelihood until one cluster is left (ties: trellis.md §6)",
+		"linkage":        "classical agglomerative clustering (average, single or complete linkage) of feature vectors; its tree is scored under the data set's model",
 		"sparse_trellis": "approximate MAP for large N: the exact dynamic program on the clusters of greedy and beam-search trees, all splits of small clusters and the best of random cuts of large ones; never worse than its seeds",
 		"beam":           "beam search over merges (the trellis papers' baseline): keeps the B best partial hierarchies level by level",
 		"trellis":        "the exact cluster trellis (AISTATS 2021): log Z over all (2N−3)!! trees, the MAP tree, the number of finite-likelihood trees, marginals and exact posterior samples; O(3^N) time, O(2^N) memory, practical to N ≈ 22",
@@ -177,6 +222,8 @@ var reportHelp = map[string]string{
 	"runtime":        "median seconds per algorithm against the number of leaves N: a table (Markdown and CSV) and a log-scale plot (PNG and SVG)",
 	"likelihood_gap": "for every two algorithms, the mean ± std of their log-likelihood difference on the same items, in the layout of ML4PS 2020 Table 1, overall and by N; how often each reaches the exact MAP; a histogram of each difference",
 	"z_vs_map":       "log Z against the exact MAP per item, coloured by N, with y = x (ML4PS 2020 Fig. 3), and the distribution of log Z − MAP",
+	"purity":         "for labelled data: dendrogram purity (leaf- and pair-weighted), flat and adjusted purity per algorithm; for up to 50 items, a row per item with each tree's gap to the exact MAP and its purity",
+	"dendrograms":    "for labelled data: every algorithm's tree of the first item side by side, leaves named and coloured by class (grey: unknown), as ML4PS 2020 Fig. 4 (PNG and SVG)",
 }
 
 // ReportNames returns the report names a config may ask for.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strings"
 )
 
 // namePattern keeps names safe in task keys ("dataset=…|item=…") and in file names.
@@ -53,7 +54,16 @@ func (d *decoder) validate(cfg *Config, top keyLines) {
 			if s.Limit < 0 {
 				v.bad("limit", "must be 0 (all) or positive, got %d", s.Limit)
 			}
-			v.file(cfg, s.Path)
+			v.file(cfg, s.Path, "")
+		case *PAM50File:
+			v.vectorData(s.VectorData)
+			v.file(cfg, s.Path, PAM50Source)
+		case *CSVFile:
+			v.vectorData(s.VectorData)
+			if s.Header != "names" && s.Header != "none" && s.Header != "sklearn" {
+				v.bad("header", "must be names, none or sklearn, got %q", s.Header)
+			}
+			v.file(cfg, s.Path, "")
 		}
 	}
 	labels := map[string]int{}
@@ -73,6 +83,13 @@ func (d *decoder) validate(cfg *Config, top keyLines) {
 			v.trellis(p)
 		case *SparseTrellisParams:
 			v.sparseTrellis(p)
+		case *LinkageParams:
+			if p.Method != "average" && p.Method != "single" && p.Method != "complete" {
+				v.bad("method", "must be average, single or complete, got %q", p.Method)
+			}
+			if p.Distance != "euclidean" && p.Distance != "weights" {
+				v.bad("distance", "must be euclidean or weights, got %q", p.Distance)
+			}
 		case *BeamParams:
 			if p.Dedup != "structure" && p.Dedup != "float" {
 				v.bad("dedup", "must be structure or float, got %q", p.Dedup)
@@ -102,6 +119,37 @@ func (v entryCheck) bad(key, format string, args ...any) {
 		return
 	}
 	v.d.fail(v.at(key), path, format, args...)
+}
+
+func (v entryCheck) vectorData(d VectorData) {
+	oneOf := func(key, val string, allowed ...string) {
+		for _, a := range allowed {
+			if val == a {
+				return
+			}
+		}
+		v.bad(key, "must be %s, got %q", strings.Join(allowed, " or "), val)
+	}
+	oneOf("missing", d.Missing, "zero", "mask")
+	oneOf("sampling", d.Sampling, "stratified", "first")
+	oneOf("similarity", d.Similarity, "cosine", "pearson")
+	oneOf("centering", d.Centering, "mean_with_diag", "mean_without_diag", "none")
+	oneOf("within_pairs", d.WithinPairs, "unordered", "ordered")
+	if d.Subsamples < 0 {
+		v.bad("subsamples", "must be 0 (the whole data set) or positive, got %d", d.Subsamples)
+	}
+	if d.PerLabel < 0 {
+		v.bad("per_label", "must be 0 or positive, got %d", d.PerLabel)
+	}
+	if d.Unknown < 0 {
+		v.bad("unknown", "must be 0 or positive, got %d", d.Unknown)
+	}
+	if d.Subsamples > 0 && d.PerLabel == 0 && d.Unknown == 0 {
+		v.bad("per_label", "a subsample needs rows: per_label and unknown are both 0")
+	}
+	if !(d.Beta > 0) {
+		v.bad("beta", "must be positive, got %v", d.Beta)
+	}
 }
 
 func (v entryCheck) sparseTrellis(p *SparseTrellisParams) {
@@ -198,10 +246,15 @@ func (v entryCheck) jetLikelihood(j JetLikelihood) {
 	}
 }
 
-func (v entryCheck) file(cfg *Config, p string) {
+// PAM50Source says where the pam50 matrix comes from, for the error when it is missing.
+const PAM50Source = "the pam50 matrix comes from github.com/hoadley-lab/pam50, file .legacy/bioclassifier_R/220arrays_nonUBCcommon+12normal_50g.txt (MIT; see the README, Data)"
+
+func (v entryCheck) file(cfg *Config, p, source string) {
 	path := cfg.Resolve(p)
 	st, err := os.Stat(path)
 	switch {
+	case err != nil && os.IsNotExist(err) && source != "":
+		v.bad("file", "%s does not exist (paths are relative to the config file); %s", path, source)
 	case err != nil && os.IsNotExist(err):
 		v.bad("file", "%s does not exist (paths are relative to the config file)", path)
 	case err != nil:

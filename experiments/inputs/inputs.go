@@ -10,9 +10,11 @@ import (
 	"strings"
 
 	"hcbench/algorithms/model"
+	"hcbench/algorithms/model/correlation"
 	likelihood "hcbench/algorithms/model/ginkgo"
 	"hcbench/algorithms/tree"
 	"hcbench/datasets/jets"
+	"hcbench/datasets/labelled"
 	"hcbench/experiments/config"
 	"hcbench/experiments/seeds"
 	"hcbench/generators/ginkgo"
@@ -30,6 +32,13 @@ type Item struct {
 	TruthLogLikelihood float64
 	// Names labels the leaves in Newick output; nil means 0-based indices.
 	Names []string
+	// Labels are the leaves' classes ("" unknown), for purity; nil when the data have none.
+	Labels []string
+	// Vectors are the leaves' feature vectors (missing values 0, or NaN when masked), for
+	// algorithms that work on vectors; nil for jets.
+	Vectors [][]float64
+	// MissingCells counts the item's values the data file lacked.
+	MissingCells int
 	// Jet is the item's jet, for jet data sets.
 	Jet *jets.Jet
 }
@@ -100,10 +109,73 @@ func Open(cfg *config.Config, ds config.Dataset) (*Dataset, error) {
 		d.ids = ids
 		d.hasTruth = func(i int) bool { return js[i].HasTruth() }
 		d.load = func(i int) (*Item, error) { return jetItem(ds.Name, d.ids[i], i, &js[i], src.JetLikelihood) }
+	case *config.PAM50File:
+		if err := d.openVectors(cfg, src.Path, "pam50", labelled.CSVOptions{}, src.VectorData); err != nil {
+			return nil, err
+		}
+	case *config.CSVFile:
+		o := labelled.CSVOptions{Header: src.Header, LabelColumn: src.LabelColumn, NameColumn: src.NameColumn, Ignore: src.IgnoreColumns, Unknown: src.UnknownLabel}
+		if err := d.openVectors(cfg, src.Path, "csv", o, src.VectorData); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, fmt.Errorf("data set %s: source %T is not supported", ds.Name, ds.Source)
 	}
 	return d, nil
+}
+
+// openVectors reads a file of labelled vectors; its items are subsamples of the rows, or the whole
+// table as the one item "all".
+func (d *Dataset) openVectors(cfg *config.Config, file, format string, o labelled.CSVOptions, vd config.VectorData) error {
+	data, err := labelled.ReadFile(cfg.Resolve(file), format, o)
+	if err != nil {
+		return fmt.Errorf("data set %s: %w", d.Name, err)
+	}
+	d.hasTruth = func(int) bool { return false }
+	if vd.Subsamples == 0 {
+		d.ids = []string{"all"}
+	} else {
+		d.ids = indexIDs(vd.Subsamples)
+	}
+	d.load = func(i int) (*Item, error) {
+		rows := make([]int, data.Len())
+		for r := range rows {
+			rows[r] = r
+		}
+		if vd.Subsamples > 0 {
+			var err error
+			if vd.Sampling == "first" {
+				rows, err = labelled.FirstPerLabel(data, vd.PerLabel, vd.Unknown)
+			} else {
+				rows, err = labelled.Stratified(data, seeds.Stream(cfg.Seed, DataKey(d.Name, d.ids[i])), vd.PerLabel, vd.Unknown)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		return vectorItem(d.Name, d.ids[i], i, data.Subset(rows), vd)
+	}
+	return nil
+}
+
+// vectorItem makes the item of a table of vectors, with its correlation-clustering model.
+func vectorItem(dataset, id string, index int, sub *labelled.Data, vd config.VectorData) (*Item, error) {
+	missing := sub.Missing
+	if vd.Missing == "zero" {
+		sub.FillMissing(0)
+	}
+	p := correlation.Params{
+		Similarity:  map[string]correlation.Similarity{"cosine": correlation.Cosine, "pearson": correlation.Pearson}[vd.Similarity],
+		Centering:   map[string]correlation.Centering{"mean_with_diag": correlation.MeanWithDiag, "mean_without_diag": correlation.MeanWithoutDiag, "none": correlation.NoCentering}[vd.Centering],
+		Ordered:     vd.WithinPairs == "ordered",
+		Beta:        vd.Beta,
+		MaskMissing: vd.Missing == "mask",
+	}
+	m, err := correlation.New(sub.X, p)
+	if err != nil {
+		return nil, err
+	}
+	return &Item{Dataset: dataset, Index: index, ID: id, Model: m, Names: sub.Names, Labels: sub.Labels, Vectors: sub.X, MissingCells: missing}, nil
 }
 
 func indexIDs(n int) []string {

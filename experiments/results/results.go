@@ -52,6 +52,21 @@ type Record struct {
 	Marginals *Marginals `json:"marginals,omitempty"`
 	// Samples are trees drawn from the exact posterior (trellis with samples > 0).
 	Samples []TreeSample `json:"samples,omitempty"`
+	// LeafNames and LeafLabels are the item's leaf names and classes ("" unknown), in leaf order,
+	// for labelled data (pam50 subsamples record the samples drawn).
+	LeafNames  []string `json:"leaf_names,omitempty"`
+	LeafLabels []string `json:"leaf_labels,omitempty"`
+	// MissingCells counts the item's values the data file lacked (filled or masked).
+	MissingCells int `json:"missing_cells,omitempty"`
+	// DendrogramPurity is the leaf-weighted dendrogram purity of the BHC paper and
+	// DendrogramPurityPair the pair-weighted one, over the LabelledLeaves leaves with a known
+	// label; absent when no class has two labelled leaves.
+	DendrogramPurity     *float64 `json:"dendrogram_purity,omitempty"`
+	DendrogramPurityPair *float64 `json:"dendrogram_purity_pair,omitempty"`
+	LabelledLeaves       int      `json:"labelled_leaves,omitempty"`
+	// FlatPurity and AdjustedPurity score an algorithm's flat clustering, where it has one.
+	FlatPurity     *float64 `json:"flat_purity,omitempty"`
+	AdjustedPurity *float64 `json:"adjusted_purity,omitempty"`
 	// SparseClusters and SparseSplits are the size of a sparse trellis (its vertices and edges).
 	SparseClusters int      `json:"sparse_clusters,omitempty"`
 	SparseSplits   int      `json:"sparse_splits,omitempty"`

@@ -4,10 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 
 	"hcbench/algorithms/beam"
 	"hcbench/algorithms/greedy"
+	"hcbench/algorithms/linkage"
+	"hcbench/algorithms/model"
+	"hcbench/algorithms/model/correlation"
 	"hcbench/algorithms/sparsetrellis"
 	"hcbench/algorithms/tree"
 	"hcbench/algorithms/trellis"
@@ -21,6 +26,8 @@ type solution struct {
 	tree          *tree.Tree
 	logLikelihood float64
 	warnings      []string
+	// clusters is the algorithm's flat clustering (lists of items), where it has one.
+	clusters [][]int
 	// fill adds algorithm-specific fields (log Z, marginals, …) to the record.
 	fill func(*results.Record)
 }
@@ -43,6 +50,8 @@ func solve(ctx context.Context, a config.Algorithm, it *inputs.Item, rng *rand.R
 		return solveTrellis(ctx, p, it, rng)
 	case *config.SparseTrellisParams:
 		return solveSparse(ctx, p, it, rng)
+	case *config.LinkageParams:
+		return solveLinkage(ctx, p, it)
 	case *config.BeamParams:
 		size := p.BeamSize.Of(it.Leaves())
 		dedup := beam.Structure
@@ -135,4 +144,59 @@ func solveSparse(ctx context.Context, p *config.SparseTrellisParams, it *inputs.
 	return solution{tree: r.Tree, logLikelihood: r.LogLikelihood, fill: func(rec *results.Record) {
 		rec.SparseClusters, rec.SparseSplits = r.Clusters, r.Splits
 	}}, nil
+}
+
+func solveLinkage(ctx context.Context, p *config.LinkageParams, it *inputs.Item) (solution, error) {
+	var d [][]float64
+	switch p.Distance {
+	case "euclidean":
+		if it.Vectors == nil {
+			return solution{}, errors.New("linkage needs feature vectors, which this data set does not have")
+		}
+		for _, row := range it.Vectors {
+			if slices.ContainsFunc(row, math.IsNaN) {
+				return solution{}, errors.New("euclidean linkage needs complete vectors; use missing: zero")
+			}
+		}
+		d = linkage.Euclidean(it.Vectors)
+	case "weights":
+		cm, ok := it.Model.(*correlation.Model)
+		if !ok {
+			return solution{}, errors.New("distance: weights needs the correlation-clustering model of a vector data set")
+		}
+		d = weightDistances(cm.Weights())
+	}
+	method := map[string]linkage.Method{"average": linkage.Average, "single": linkage.Single, "complete": linkage.Complete}[p.Method]
+	t, _, err := linkage.Run(ctx, d, method)
+	if err != nil {
+		return solution{}, err
+	}
+	ll, err := model.TreeLogLikelihood(it.Model, t)
+	if err != nil {
+		return solution{}, err
+	}
+	return solution{tree: t, logLikelihood: ll}, nil
+}
+
+// weightDistances turns correlation-clustering weights into distances, d_ij = max(w) − w_ij
+// (AstarTrellis Tree.execute_search), with a zero diagonal.
+func weightDistances(w [][]float64) [][]float64 {
+	top := math.Inf(-1)
+	for i, row := range w {
+		for j, v := range row {
+			if i != j {
+				top = max(top, v)
+			}
+		}
+	}
+	d := make([][]float64, len(w))
+	for i, row := range w {
+		d[i] = make([]float64, len(row))
+		for j, v := range row {
+			if i != j {
+				d[i][j] = top - v
+			}
+		}
+	}
+	return d
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -26,6 +27,7 @@ import (
 	"hcbench/experiments/results"
 	"hcbench/experiments/seeds"
 	"hcbench/reports"
+	"hcbench/reports/metrics"
 )
 
 // Options configure a run.
@@ -341,6 +343,10 @@ func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet) (re
 		return rec, true
 	}
 	rec.N = it.Leaves()
+	rec.MissingCells = it.MissingCells
+	if it.Labels != nil {
+		rec.LeafNames, rec.LeafLabels = it.Names, it.Labels
+	}
 	if it.Truth != nil {
 		rec.TruthLogLikelihood = results.Log(it.TruthLogLikelihood)
 	}
@@ -361,6 +367,9 @@ func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet) (re
 	if sol.fill != nil {
 		sol.fill(&rec)
 	}
+	if it.Labels != nil {
+		addPurity(&rec, sol, it.Labels)
+	}
 	return rec, true
 }
 
@@ -373,4 +382,20 @@ func safeSolve(ctx context.Context, a config.Algorithm, it *inputs.Item, rng *ra
 		}
 	}()
 	return solve(ctx, a, it, rng)
+}
+
+// addPurity scores the tree (and the flat clustering, if any) against the item's labels.
+func addPurity(rec *results.Record, sol solution, labels []string) {
+	finite := func(x float64) *float64 {
+		if math.IsNaN(x) {
+			return nil
+		}
+		return &x
+	}
+	leaf, pair, used := metrics.DendrogramPurity(sol.tree, labels)
+	rec.DendrogramPurity, rec.DendrogramPurityPair, rec.LabelledLeaves = finite(leaf), finite(pair), used
+	if sol.clusters != nil {
+		p, adj := metrics.FlatPurity(sol.clusters, labels)
+		rec.FlatPurity, rec.AdjustedPurity = finite(p), finite(adj)
+	}
 }
