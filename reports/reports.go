@@ -33,6 +33,8 @@ var builders = map[string]builder{
 	"runtime":        runtime,
 	"likelihood_gap": likelihoodGap,
 	"z_vs_map":       zVsMAP,
+	"purity":         purity,
+	"dendrograms":    dendrograms,
 }
 
 // Write builds the named reports into dir (created if needed) and returns the paths written.
@@ -111,15 +113,23 @@ func meanStd(xs []float64) (float64, float64) {
 	return stat.MeanStdDev(xs, nil)
 }
 
+// fixed3 formats x with three decimals, without the "-0.000" of a tiny negative x.
+func fixed3(x float64) string {
+	if math.Abs(x) < 0.0005 {
+		x = 0
+	}
+	return fmt.Sprintf("%.3f", x)
+}
+
 // pm formats "mean ± std" with three decimals, or "" when there is nothing to show.
 func pm(mean, std float64) string {
 	switch {
 	case math.IsNaN(mean):
 		return ""
 	case math.IsNaN(std):
-		return fmt.Sprintf("%.3f", mean)
+		return fixed3(mean)
 	}
-	return fmt.Sprintf("%.3f ± %.3f", mean, std)
+	return fixed3(mean) + " ± " + fixed3(std)
 }
 
 // seconds formats a duration in seconds for people, to three significant digits.

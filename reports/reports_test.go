@@ -219,3 +219,64 @@ func TestZVsMAPGolden(t *testing.T) {
 	checkPlot(t, filepath.Join(dir, "z_vs_map.png"), filepath.Join(dir, "z_vs_map.svg"), 4)
 	checkPlot(t, filepath.Join(dir, "z_minus_map.png"), filepath.Join(dir, "z_minus_map.svg"), 1)
 }
+
+// labelledRecords are two algorithms on three labelled items of 4 leaves (one leaf unknown), with
+// purities as the runner records them.
+func labelledRecords() Input {
+	in := Input{Experiment: "golden", Datasets: []string{"genes"}, Algorithms: []string{"trellis", "greedy"}}
+	p := func(x float64) *float64 { return &x }
+	for i, c := range []struct {
+		trellis, greedy, dpT, dpG float64
+	}{{-6, -8.5, 1, 0.5}, {-7.25, -7.25, 0.75, 0.75}, {-5, -6, 1, 0.25}} {
+		for _, a := range []struct {
+			name string
+			ll   float64
+			dp   float64
+		}{{"trellis", c.trellis, c.dpT}, {"greedy", c.greedy, c.dpG}} {
+			r := rec("genes", a.name, a.ll, math.NaN(), "", 0.01)
+			r.Item, r.N, r.AlgorithmName = strconv.Itoa(i), 4, a.name
+			r.LeafNames = []string{"s1", "s2", "s3", "s4"}
+			r.LeafLabels = []string{"A", "A", "B", ""}
+			r.Newick = "(((s1,s2),s3),s4);"
+			if a.name == "greedy" {
+				r.Newick = "((s1,s3),(s2,s4));"
+			}
+			r.DendrogramPurity, r.DendrogramPurityPair, r.LabelledLeaves = p(a.dp), p(a.dp), 3
+			in.Records = append(in.Records, r)
+		}
+	}
+	return in
+}
+
+func TestPurityGolden(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Write([]string{"purity"}, labelledRecords(), dir); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, filepath.Join(dir, "purity.md"), "purity.md")
+	golden(t, filepath.Join(dir, "purity.csv"), "purity.csv")
+}
+
+func TestDendrograms(t *testing.T) {
+	dir := t.TempDir()
+	files, err := Write([]string{"dendrograms"}, labelledRecords(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2 {
+		t.Fatalf("wrote %v, want dendrograms-genes.png and .svg", files)
+	}
+	// Two trees of 4 leaves: 8 leaf markers, and the class legend.
+	checkPlot(t, filepath.Join(dir, "dendrograms-genes.png"), filepath.Join(dir, "dendrograms-genes.svg"), 8)
+	svg, _ := os.ReadFile(filepath.Join(dir, "dendrograms-genes.svg"))
+	for _, s := range []string{"s1", "s4", "unknown", "trellis", "greedy"} {
+		if !strings.Contains(string(svg), s) {
+			t.Errorf("the SVG does not show %q", s)
+		}
+	}
+	// Data sets without labels get no figure.
+	files, err = Write([]string{"dendrograms"}, jetRecords(), t.TempDir())
+	if err != nil || len(files) != 0 {
+		t.Errorf("unlabelled data: %v, %v", files, err)
+	}
+}
