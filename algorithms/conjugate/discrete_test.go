@@ -1,0 +1,307 @@
+package conjugate_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
+
+	"hcbench/algorithms/conjugate"
+)
+
+// randomValues draws n × d values in 0..v−1, feature j biased towards value j mod v.
+func randomValues(rng *rand.Rand, n, d, v int) [][]float64 {
+	x := make([][]float64, n)
+	for i := range x {
+		x[i] = make([]float64, d)
+		for j := range x[i] {
+			if rng.Float64() < 0.4 {
+				x[i][j] = float64(j % v)
+			} else {
+				x[i][j] = float64(rng.IntN(v))
+			}
+		}
+	}
+	return x
+}
+
+// logSigmoid returns log(1/(1 + e^−u)) without overflow.
+func logSigmoid(u float64) float64 {
+	if u >= 0 {
+		return -math.Log1p(math.Exp(-u))
+	}
+	return u - math.Log1p(math.Exp(u))
+}
+
+// betaIntegral returns ∫_0^1 θ^(p−1) (1−θ)^(q−1) dθ by tanh-sinh quadrature: θ = σ(π sinh t),
+// dθ = θ(1−θ) π cosh t dt, the trapezoid rule with step 1/64 on t ∈ [−8, 8]. The substitution
+// absorbs the endpoint singularities of p, q < 1, and the rule converges double-exponentially;
+// for p, q ≥ 0.1 the tails beyond |t| = 8 are below e^−700.
+func betaIntegral(p, q float64) float64 {
+	const h = 1.0 / 64
+	sum := 0.0
+	for k := -8 * 64; k <= 8*64; k++ {
+		t := float64(k) * h
+		u := math.Pi * math.Sinh(t)
+		sum += math.Exp(p*logSigmoid(u)+q*logSigmoid(-u)) * math.Pi * math.Cosh(t)
+	}
+	return sum * h
+}
+
+func TestBernoulliAgainstIntegration(t *testing.T) {
+	// p(D) = Π_j ∫ Π_i θ^x_ij (1−θ)^(1−x_ij) Beta(θ; a_j, b_j) dθ, the integral and the Beta
+	// normaliser both by numerical quadrature (no lgamma): log p to 1e-8 absolute, for a, b in
+	// [0.1, 5] and up to 30 items.
+	rng := rand.New(rand.NewPCG(11, 11))
+	for range 30 {
+		n, d := 1+rng.IntN(30), 1+rng.IntN(6)
+		x := randomValues(rng, n, d, 2)
+		a, b := make([]float64, d), make([]float64, d)
+		for j := range d {
+			a[j], b[j] = 0.1+4.9*rng.Float64(), 0.1+4.9*rng.Float64()
+		}
+		m, err := conjugate.NewBernoulli(x, a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := m.NewStore()
+		items := rng.Perm(n)
+		got := s.LogML(s.Cluster(items))
+		want := 0.0
+		for j := range d {
+			ones := 0
+			for i := range n {
+				ones += int(x[i][j])
+			}
+			want += math.Log(betaIntegral(a[j]+float64(ones), b[j]+float64(n-ones)) / betaIntegral(a[j], b[j]))
+		}
+		if math.Abs(got-want) > 1e-8 {
+			t.Fatalf("n=%d d=%d: log p(D) = %v, quadrature %v (diff %g)", n, d, got, want, got-want)
+		}
+	}
+}
+
+func TestBernoulliIsTwoValueCategorical(t *testing.T) {
+	// The Beta-Bernoulli model is the Dirichlet-categorical one with A = [[b], [a]] (bayesian.md
+	// §5.2): every node of a random merge order agrees to 1e-12 abs or rel, and so does
+	// LogPredictive.
+	rng := rand.New(rand.NewPCG(12, 12))
+	for range 10 {
+		n, d := 2+rng.IntN(30), 1+rng.IntN(20)
+		x := randomValues(rng, n, d, 2)
+		a, b := make([]float64, d), make([]float64, d)
+		for j := range d {
+			a[j], b[j] = 0.05+3*rng.Float64(), 0.05+3*rng.Float64()
+		}
+		mb, err := conjugate.NewBernoulli(x, a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mc, err := conjugate.NewCategorical(x, [][]float64{b, a})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sb, sc := mb.NewStore(), mc.NewStore()
+		perm := rng.Perm(n)
+		ib, _ := randomTree(rand.New(rand.NewPCG(1, 2)), sb, perm)
+		ic, _ := randomTree(rand.New(rand.NewPCG(1, 2)), sc, perm)
+		y := randomValues(rng, 1, d, 2)[0]
+		for k := range ib {
+			if u, v := sb.LogML(ib[k]), sc.LogML(ic[k]); !scalar.EqualWithinAbsOrRel(u, v, 1e-12, 1e-12) {
+				t.Fatalf("node %d: Bernoulli %v, categorical %v", k, u, v)
+			}
+			if u, v := sb.LogPredictive(ib[k], y), sc.LogPredictive(ic[k], y); !scalar.EqualWithinAbsOrRel(u, v, 1e-12, 1e-12) {
+				t.Fatalf("node %d: Bernoulli predictive %v, categorical %v", k, u, v)
+			}
+		}
+	}
+}
+
+// polya returns log p(D) of the Dirichlet-categorical model as the sequential predictive product
+// of the Pólya urn: Π_i Π_j (A[x_ij][j] + #{i' < i : x_i'j = x_ij}) / (Σ_v A[v][j] + i).
+func polya(x [][]float64, alpha [][]float64) float64 {
+	d := len(alpha[0])
+	seen := make([]map[float64]int, d)
+	for j := range seen {
+		seen[j] = map[float64]int{}
+	}
+	s := 0.0
+	for i, row := range x {
+		for j, v := range row {
+			sum := 0.0
+			for _, ar := range alpha {
+				sum += ar[j]
+			}
+			s += math.Log((alpha[int(v)][j] + float64(seen[j][v])) / (sum + float64(i)))
+			seen[j][v]++
+		}
+	}
+	return s
+}
+
+func TestCategoricalAgainstPolya(t *testing.T) {
+	// log p(D) by LogML equals the Pólya-urn product over the items in store order (1e-12 abs or
+	// rel), for V = 1, 2, 3, 5 and random Dirichlet parameters in [0.02, 4]; so does the chain
+	// of LogPredictive along a random order, and Merge agrees with Cluster.
+	rng := rand.New(rand.NewPCG(13, 13))
+	for _, v := range []int{1, 2, 3, 5} {
+		for range 10 {
+			n, d := 1+rng.IntN(40), 1+rng.IntN(8)
+			x := randomValues(rng, n, d, v)
+			alpha := make([][]float64, v)
+			for val := range alpha {
+				alpha[val] = make([]float64, d)
+				for j := range d {
+					alpha[val][j] = 0.02 + 4*rng.Float64()
+				}
+			}
+			m, err := conjugate.NewCategorical(x, alpha)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := m.NewStore()
+			perm := rng.Perm(n)
+			ordered := make([][]float64, n)
+			for k, i := range perm {
+				ordered[k] = x[i]
+			}
+			want := polya(ordered, alpha)
+			if got := s.LogML(s.Cluster(perm)); !scalar.EqualWithinAbsOrRel(got, want, 1e-12, 1e-12) {
+				t.Fatalf("V=%d n=%d d=%d: log p(D) = %v, Pólya %v", v, n, d, got, want)
+			}
+			c, sum := s.Cluster(nil), 0.0
+			for _, i := range rng.Perm(n) {
+				sum += s.LogPredictive(c, x[i])
+				c = s.Merge(c, i)
+			}
+			if !scalar.EqualWithinAbsOrRel(sum, want, 1e-12, 1e-12) {
+				t.Fatalf("V=%d: Σ log p(x_i|x_<i) = %v, Pólya %v", v, sum, want)
+			}
+			if got := s.LogML(c); !scalar.EqualWithinAbsOrRel(got, want, 1e-12, 1e-12) {
+				t.Fatalf("V=%d: merged one by one %v, Pólya %v", v, got, want)
+			}
+			if n > 1 {
+				if u, w := s.LogMLUnion(0, 1), s.LogML(s.Merge(0, 1)); u != w {
+					t.Fatalf("LogMLUnion %v, LogML(Merge) %v", u, w)
+				}
+			}
+		}
+	}
+}
+
+func TestDiscreteOutsideSupport(t *testing.T) {
+	// A new point outside the support has predictive probability 0: −Inf.
+	mb, err := conjugate.NewBernoulli([][]float64{{0, 1}}, []float64{1, 1}, []float64{1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, err := conjugate.NewCategorical([][]float64{{0, 2}}, [][]float64{{1, 1}, {1, 1}, {1, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		s conjugate.Store
+		x []float64
+	}{
+		{mb.NewStore(), []float64{0, 0.5}},
+		{mb.NewStore(), []float64{2, 1}},
+		{mc.NewStore(), []float64{3, 0}},
+		{mc.NewStore(), []float64{-1, 0}},
+		{mc.NewStore(), []float64{1, math.NaN()}},
+	} {
+		if got := tc.s.LogPredictive(0, tc.x); !math.IsInf(got, -1) {
+			t.Errorf("log p(%v|x_0) = %v, want −Inf", tc.x, got)
+		}
+	}
+	if got := mc.NewStore().LogPredictive(0, []float64{2, 2}); math.IsInf(got, 0) || math.IsNaN(got) {
+		t.Errorf("log p in the support = %v", got)
+	}
+}
+
+func TestFromDataRecipes(t *testing.T) {
+	// By hand, the Bioconductor recipe A_vj = cc·(c_vj + 1)/(n + 1) with n = 4, cc = 2:
+	// feature 0 has values 0, 1, 1, 1 and feature 1 has 0, 0, 2, 0.
+	x := [][]float64{{0, 0}, {1, 0}, {1, 2}, {1, 0}}
+	alpha := conjugate.CategoricalFromData(x, 2)
+	want := [][]float64{
+		{2 * 2.0 / 5, 2 * 4.0 / 5}, // value 0: counts 1, 3
+		{2 * 4.0 / 5, 2 * 1.0 / 5}, // value 1: counts 3, 0
+		{2 * 1.0 / 5, 2 * 2.0 / 5}, // value 2: counts 0, 1
+	}
+	if len(alpha) != 3 {
+		t.Fatalf("V = %d, want 3", len(alpha))
+	}
+	for v := range want {
+		for j := range want[v] {
+			if !scalar.EqualWithinAbsOrRel(alpha[v][j], want[v][j], 1e-15, 1e-15) {
+				t.Fatalf("alpha = %v, want %v", alpha, want)
+			}
+		}
+	}
+	// The Bernoulli recipe on the first feature: a = cc(3+1)/5, b = cc(1+1)/5.
+	a, b := conjugate.BernoulliFromData([][]float64{{0}, {1}, {1}, {1}}, 2)
+	if !scalar.EqualWithinAbsOrRel(a[0], 1.6, 1e-15, 1e-15) || !scalar.EqualWithinAbsOrRel(b[0], 0.8, 1e-15, 1e-15) {
+		t.Fatalf("a, b = %v, %v; want [1.6], [0.8]", a, b)
+	}
+	// Both recipes build valid models of their data.
+	if _, err := conjugate.NewCategorical(x, alpha); err != nil {
+		t.Fatal(err)
+	}
+	xb := randomValues(rand.New(rand.NewPCG(1, 1)), 20, 5, 2)
+	a, b = conjugate.BernoulliFromData(xb, 1)
+	if _, err := conjugate.NewBernoulli(xb, a, b); err != nil {
+		t.Fatal(err)
+	}
+	if conjugate.CategoricalFromData(nil, 1) != nil {
+		t.Fatal("CategoricalFromData(nil) is not nil")
+	}
+}
+
+func TestDiscreteErrors(t *testing.T) {
+	one := []float64{1, 1}
+	for _, tc := range []struct {
+		name string
+		x    [][]float64
+		a, b []float64
+		msg  string
+	}{
+		{"no items", nil, one, one, "no items"},
+		{"no features", [][]float64{{}}, nil, nil, "no features"},
+		{"ragged", [][]float64{{0, 1}, {1}}, one, one, "values"},
+		{"NaN", [][]float64{{0, math.NaN()}}, one, one, "NaN"},
+		{"value 2", [][]float64{{0, 2}}, one, one, "want 0 or 1"},
+		{"value 0.5", [][]float64{{0.5, 1}}, one, one, "want 0 or 1"},
+		{"value −1", [][]float64{{-1, 1}}, one, one, "want 0 or 1"},
+		{"a length", [][]float64{{0, 1}}, []float64{1}, one, "values of a"},
+		{"a zero", [][]float64{{0, 1}}, []float64{1, 0}, one, "Beta"},
+		{"b Inf", [][]float64{{0, 1}}, one, []float64{math.Inf(1), 1}, "Beta"},
+		{"b NaN", [][]float64{{0, 1}}, one, []float64{1, math.NaN()}, "Beta"},
+	} {
+		if _, err := conjugate.NewBernoulli(tc.x, tc.a, tc.b); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("Bernoulli %s: error %v, want one containing %q", tc.name, err, tc.msg)
+		}
+	}
+	three := [][]float64{{1, 1}, {1, 1}, {1, 1}}
+	for _, tc := range []struct {
+		name  string
+		x     [][]float64
+		alpha [][]float64
+		msg   string
+	}{
+		{"no items", nil, three, "no items"},
+		{"out of range", [][]float64{{0, 3}}, three, "want an integer in 0..2"},
+		{"negative", [][]float64{{-1, 0}}, three, "want an integer in 0..2"},
+		{"not an integer", [][]float64{{1.5, 0}}, three, "want an integer in 0..2"},
+		{"Inf", [][]float64{{math.Inf(1), 0}}, three, "Inf"},
+		{"no alpha", [][]float64{{0, 0}}, nil, "no Dirichlet"},
+		{"alpha row", [][]float64{{0, 0}}, [][]float64{{1, 1}, {1}}, "alpha row 1"},
+		{"alpha zero", [][]float64{{0, 0}}, [][]float64{{1, 1}, {1, 0}}, "alpha[1][1]"},
+		{"alpha negative", [][]float64{{0, 0}}, [][]float64{{-1, 1}}, "alpha[0][0]"},
+	} {
+		if _, err := conjugate.NewCategorical(tc.x, tc.alpha); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("Categorical %s: error %v, want one containing %q", tc.name, err, tc.msg)
+		}
+	}
+}
