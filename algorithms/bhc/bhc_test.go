@@ -1,0 +1,584 @@
+package bhc
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"hcbench/algorithms/conjugate"
+	"hcbench/algorithms/logspace"
+	"hcbench/algorithms/tree"
+	"hcbench/datasets/labelled"
+	"hcbench/datasets/shareddata"
+	"hcbench/generators/mixture"
+)
+
+// iris30 is the 50-point iris subset of our reference runs (rows 0–29, 50–59 and 100–109 of
+// ../shared/data/uci/iris.csv) and its NIW model under caponetto's data recipe with g and κ0.
+func iris30(t testing.TB, g float64) (*conjugate.NIW, [][]float64) {
+	t.Helper()
+	p, err := shareddata.Path("uci/iris.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := labelled.ReadFile(p, "csv", labelled.CSVOptions{Header: "sklearn"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x [][]float64
+	for _, r := range [][2]int{{0, 30}, {50, 60}, {100, 110}} {
+		x = append(x, d.X[r[0]:r[1]]...)
+	}
+	return niw(t, x, g), x
+}
+
+func niw(t testing.TB, x [][]float64, g float64) *conjugate.NIW {
+	t.Helper()
+	return niwOf(t, x, x, g)
+}
+
+// niwOf is the NIW model of the points x with the recipe's hyperparameters from the points from.
+func niwOf(t testing.TB, x, from [][]float64, g float64) *conjugate.NIW {
+	t.Helper()
+	hp, err := conjugate.NIWFromData(from, g, 0.001)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := conjugate.NewNIW(x, hp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// gaussian draws n points of a k-component Gaussian mixture in d dimensions.
+func gaussian(t testing.TB, seed uint64, n, k, d int) [][]float64 {
+	t.Helper()
+	data, err := mixture.Draw(rand.New(rand.NewPCG(seed, 1)), mixture.Params{
+		Kind: mixture.Gaussian, Components: k, Points: n, Dims: d, Separation: 3, Spread: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data.X
+}
+
+// binary draws n points of a k-component Bernoulli mixture in d dimensions and its Beta-Bernoulli
+// model with Bioconductor's recipe at cc; few dimensions make duplicate rows, hence exact ties.
+func binary(t testing.TB, seed uint64, n, k, d int) (*conjugate.Bernoulli, [][]float64) {
+	t.Helper()
+	data, err := mixture.Draw(rand.New(rand.NewPCG(seed, 2)), mixture.Params{
+		Kind: mixture.Bernoulli, Components: k, Points: n, Dims: d, Separation: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := conjugate.BernoulliFromData(data.X, 1)
+	m, err := conjugate.NewBernoulli(data.X, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, data.X
+}
+
+// TestIrisMatchesPyBHC compares greedy BHC with the reference run of pyBHC
+// (stuartsale/pyBHC@3c1ac0f6, NIW, α = 1, caponetto's recipe with g = 20 and κ0 = 0.001) on
+// iris30, which we made in a scratch folder (the fixed caponetto BHC gives the same merges and
+// agrees to 6e-14). Merges are compared exactly, and the root log p(D|T) and the Corollary-1
+// bound to 1e-8.
+func TestIrisMatchesPyBHC(t *testing.T) {
+	m, _ := iris30(t, 20)
+	h, err := Run(context.Background(), m, Prior{Alpha: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][2]int{{8, 13}, {0, 27}, {30, 32}, {17, 26}, {7, 51}, {12, 25}, {5, 19}, {10, 18}, {54, 57}, {3, 58},
+		{6, 22}, {9, 55}, {1, 61}, {29, 59}, {2, 63}, {50, 64}, {28, 65}, {11, 66}, {4, 67}, {39, 41}, {14, 68},
+		{21, 60}, {35, 43}, {38, 52}, {24, 70}, {16, 71}, {44, 69}, {48, 73}, {23, 53}, {20, 74}, {62, 79},
+		{75, 80}, {78, 81}, {56, 82}, {15, 83}, {31, 36}, {34, 85}, {33, 37}, {45, 47}, {42, 86}, {40, 49},
+		{46, 76}, {90, 91}, {87, 92}, {89, 93}, {77, 94}, {88, 95}, {72, 96}, {84, 97}}
+	got := h.Merges()
+	for i := range got {
+		if got[i][0] > got[i][1] {
+			got[i][0], got[i][1] = got[i][1], got[i][0]
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("merges differ from pyBHC:\n got %v\nwant %v", got, want)
+	}
+	const tol = 1e-8
+	if d := h.LogEvidence() - -141.8959147394158; math.Abs(d) > tol {
+		t.Errorf("root log p(D|T) = %.15g, pyBHC −141.8959147394158 (diff %.3g)", h.LogEvidence(), d)
+	}
+	lb, ok := h.LowerBound()
+	if d := lb - -145.80793774484394; !ok || math.Abs(d) > tol {
+		t.Errorf("lower bound = %.15g (ok %v), pyBHC −145.80793774484394", lb, ok)
+	}
+}
+
+// naive is greedy BHC written directly from the design note (§2–§3), with no caching: every
+// step recomputes every pair's quantities from the items (store.Cluster) and scans for the
+// highest log-odds, ties to the smallest (min id, max id).
+func naive(m conjugate.Model, p Prior) []Node {
+	n := m.Items()
+	s := m.NewStore()
+	type cl struct {
+		items        []int
+		logD, logP   float64
+		logPi, logML float64
+		odds         float64
+	}
+	logml := func(items []int) float64 {
+		mark := s.Len()
+		v := s.LogML(s.Cluster(items))
+		s.Truncate(mark)
+		return v
+	}
+	var nodes []Node
+	var cs []cl
+	for i := range n {
+		f := logml([]int{i})
+		c := cl{items: []int{i}, logP: f, logML: f, odds: math.Inf(1)}
+		if !p.Fixed {
+			c.logD = math.Log(p.Alpha)
+		}
+		cs = append(cs, c)
+		nodes = append(nodes, Node{Left: -1, Right: -1, Item: i, Size: 1, LogML: f, LogD: c.logD, LogP: f, LogOdds: math.Inf(1)})
+	}
+	join := func(a, b cl) cl {
+		items := slices.Concat(a.items, b.items)
+		f := logml(items)
+		var lp, l1 float64
+		c := cl{items: items, logML: f}
+		if p.Fixed {
+			lp, l1 = math.Log(p.Pi), math.Log1p(-p.Pi)
+		} else {
+			lg, _ := math.Lgamma(float64(len(items)))
+			t1 := math.Log(p.Alpha) + lg
+			t2 := a.logD + b.logD
+			c.logD = logspace.AddExp(t1, t2)
+			lp, l1 = t1-c.logD, t2-c.logD
+		}
+		c.logPi = lp
+		num1, num2 := lp+f, l1+(a.logP+b.logP)
+		c.logP = logspace.AddExp(num1, num2)
+		c.odds = num1 - num2
+		return c
+	}
+	active := make([]int, n)
+	for i := range active {
+		active[i] = i
+	}
+	for len(active) > 1 {
+		bi, bj := -1, -1
+		var best cl
+		for x, a := range active {
+			for _, b := range active[x+1:] {
+				c := join(cs[a], cs[b])
+				lo, hi := min(a, b), max(a, b)
+				if bi < 0 || c.odds > best.odds || c.odds == best.odds && (lo < bi || lo == bi && hi < bj) {
+					bi, bj, best = lo, hi, c
+				}
+			}
+		}
+		cs = append(cs, best)
+		nodes = append(nodes, Node{Left: bi, Right: bj, Item: -1, Size: len(best.items), LogML: best.logML,
+			LogD: best.logD, LogPi: best.logPi, LogP: best.logP, LogOdds: best.odds})
+		active = slices.DeleteFunc(active, func(v int) bool { return v == bi || v == bj })
+		active = append(active, len(cs)-1)
+	}
+	return nodes
+}
+
+// sameNodes compares hierarchies node for node: the same merges (pairs in either order) and every
+// quantity to tol.
+func sameNodes(t *testing.T, got, want []Node, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d nodes, want %d", len(got), len(want))
+	}
+	for k := range got {
+		g, w := got[k], want[k]
+		if min(g.Left, g.Right) != min(w.Left, w.Right) || max(g.Left, g.Right) != max(w.Left, w.Right) || g.Size != w.Size || g.Item != w.Item {
+			t.Fatalf("node %d: %+v, want %+v", k, g, w)
+		}
+		for _, q := range [][3]float64{{g.LogML, w.LogML}, {g.LogD, w.LogD}, {g.LogPi, w.LogPi}, {g.LogP, w.LogP}, {g.LogOdds, w.LogOdds}} {
+			if q[0] != q[1] && !(math.Abs(q[0]-q[1]) <= tol) {
+				t.Fatalf("node %d: %+v, want %+v", k, g, w)
+			}
+		}
+	}
+}
+
+// TestGreedyMatchesNaive checks greedy BHC merge for merge against the brute-force version above,
+// to 1e-10 in every node quantity (both are exact formulas; only summation order differs), for the
+// DP and fixed priors, on Gaussian data and on binary data with many duplicate rows.
+func TestGreedyMatchesNaive(t *testing.T) {
+	priors := []Prior{{Alpha: 1}, {Alpha: 0.001}, {Alpha: 30}, {Fixed: true, Pi: 0.5}, {Fixed: true, Pi: 0.05}}
+	for seed := range uint64(4) {
+		models := []conjugate.Model{niw(t, gaussian(t, seed, 24, 3, 2), 20)}
+		bm, _ := binary(t, seed, 25, 3, 4)
+		models = append(models, bm)
+		for mi, m := range models {
+			for _, p := range priors {
+				h, err := Run(context.Background(), m, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := naive(m, p)
+				t.Run("", func(t *testing.T) {
+					t.Logf("seed %d model %d prior %+v", seed, mi, p)
+					sameNodes(t, h.Nodes, want, 1e-10)
+				})
+			}
+		}
+	}
+}
+
+// TestTheorem1 checks the DP recursion against the BHC paper's Theorem 1 by enumeration:
+// p(D_k|T_k) = Σ over tree-consistent partitions of α^m ∏ Γ(n_l) ∏ p(D_l) / d_k, to 1e-10.
+func TestTheorem1(t *testing.T) {
+	m := niw(t, gaussian(t, 9, 9, 2, 2), 10)
+	for _, alpha := range []float64{0.01, 1, 7} {
+		h, err := Run(context.Background(), m, Prior{Alpha: alpha})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := m.NewStore()
+		// parts(v) lists, for each tree-consistent partition of node v, log(α^m ∏Γ(n_l) ∏p(D_l)).
+		var parts func(v int) []float64
+		parts = func(v int) []float64 {
+			nd := &h.Nodes[v]
+			var items []int
+			h.leaves(v, &items)
+			lg, _ := math.Lgamma(float64(len(items)))
+			own := math.Log(alpha) + lg + s.LogML(s.Cluster(items))
+			if nd.IsLeaf() {
+				return []float64{own}
+			}
+			out := []float64{own}
+			for _, a := range parts(nd.Left) {
+				for _, b := range parts(nd.Right) {
+					out = append(out, a+b)
+				}
+			}
+			return out
+		}
+		for v := range h.Nodes {
+			want := logspace.SumExp(parts(v)) - h.Nodes[v].LogD
+			if d := h.Nodes[v].LogP - want; math.Abs(d) > 1e-10 {
+				t.Errorf("α %v node %d: log p(D|T) %.12g, Theorem 1 gives %.12g", alpha, v, h.Nodes[v].LogP, want)
+			}
+		}
+	}
+}
+
+// TestLowerBound checks Corollary 1 against the DP-mixture marginal likelihood computed by
+// enumerating all set partitions of 7 points: Σ_partitions α^m ∏Γ(n_l) ∏p(D_l) Γ(α)/Γ(n+α).
+// The bound must not exceed it.
+func TestLowerBound(t *testing.T) {
+	x := gaussian(t, 3, 7, 2, 2)
+	m := niw(t, x, 10)
+	s := m.NewStore()
+	for _, alpha := range []float64{0.1, 1, 10} {
+		var terms []float64
+		var rec func(i int, blocks [][]int)
+		rec = func(i int, blocks [][]int) {
+			if i == len(x) {
+				v := float64(len(blocks)) * math.Log(alpha)
+				for _, b := range blocks {
+					lg, _ := math.Lgamma(float64(len(b)))
+					v += lg + s.LogML(s.Cluster(b))
+				}
+				terms = append(terms, v)
+				return
+			}
+			for k := range blocks {
+				blocks[k] = append(blocks[k], i)
+				rec(i+1, blocks)
+				blocks[k] = blocks[k][:len(blocks[k])-1]
+			}
+			rec(i+1, append(blocks, []int{i}))
+		}
+		rec(0, nil)
+		if len(terms) != 877 { // Bell(7)
+			t.Fatalf("%d partitions of 7 items", len(terms))
+		}
+		la, _ := math.Lgamma(alpha)
+		lna, _ := math.Lgamma(float64(len(x)) + alpha)
+		dpm := logspace.SumExp(terms) + la - lna
+		h, err := Run(context.Background(), m, Prior{Alpha: alpha})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lb, ok := h.LowerBound()
+		if !ok || lb > dpm+1e-12 {
+			t.Errorf("α %v: lower bound %.12g above the DPM marginal likelihood %.12g", alpha, lb, dpm)
+		}
+		if _, ok := (&Hierarchy{Prior: Prior{Fixed: true, Pi: 0.5}, Nodes: h.Nodes}).LowerBound(); ok {
+			t.Error("a fixed-π hierarchy claims a Corollary-1 bound")
+		}
+	}
+}
+
+// TestScore checks that Score of greedy BHC's own tree reproduces its quantities (to 1e-12) and
+// that Score rejects rose trees and trees over the wrong items.
+func TestScore(t *testing.T) {
+	m := niw(t, gaussian(t, 5, 30, 3, 3), 20)
+	for _, p := range []Prior{{Alpha: 1}, {Fixed: true, Pi: 0.3}} {
+		h, err := Run(context.Background(), m, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Score(m, p, h.Tree())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Score numbers merges in post-order, so match nodes by their items.
+		byItems := func(h *Hierarchy) map[string]Node {
+			out := map[string]Node{}
+			for v, nd := range h.Nodes {
+				var items []int
+				h.leaves(v, &items)
+				slices.Sort(items)
+				out[fmt.Sprint(items)] = nd
+			}
+			return out
+		}
+		want := byItems(h)
+		for key, g := range byItems(s) {
+			w, ok := want[key]
+			if !ok {
+				t.Fatalf("cluster %s is not in the greedy tree", key)
+			}
+			for _, q := range [][2]float64{{g.LogML, w.LogML}, {g.LogD, w.LogD}, {g.LogPi, w.LogPi}, {g.LogP, w.LogP}, {g.LogOdds, w.LogOdds}} {
+				if q[0] != q[1] && !(math.Abs(q[0]-q[1]) <= 1e-12) {
+					t.Fatalf("cluster %s: %+v, greedy %+v", key, g, w)
+				}
+			}
+		}
+	}
+	rose := &tree.Tree{Nodes: []tree.Node{{Item: 0}, {Item: 1}, {Item: 2}, {Children: []int{0, 1, 2}, Item: -1}}, Root: 3}
+	m3 := niw(t, gaussian(t, 1, 5, 1, 2)[:5], 1)
+	if _, err := Score(m3, Prior{Alpha: 1}, rose); err == nil {
+		t.Error("Score accepted a tree over 3 of 5 items")
+	}
+}
+
+// TestCuts checks both readings of the r < 0.5 cut on a hand-made hierarchy over 5 items:
+// root (r<0.5) = [A (r≥0.5) = [B (r<0.5) = [0, 1], 2], C (r≥0.5) = [3, 4]].
+func TestCuts(t *testing.T) {
+	leaf := func(i int) Node { return Node{Left: -1, Right: -1, Item: i, Size: 1, LogOdds: math.Inf(1)} }
+	h := &Hierarchy{Nodes: []Node{leaf(0), leaf(1), leaf(2), leaf(3), leaf(4),
+		{Left: 0, Right: 1, Item: -1, Size: 2, LogOdds: -2},  // 5 = B
+		{Left: 5, Right: 2, Item: -1, Size: 3, LogOdds: 1},   // 6 = A
+		{Left: 3, Right: 4, Item: -1, Size: 2, LogOdds: 0},   // 7 = C, r = 0.5 exactly: kept
+		{Left: 6, Right: 7, Item: -1, Size: 5, LogOdds: -30}, // 8 = root
+	}}
+	if got, want := h.Clusters(TopDown), [][]int{{0, 1, 2}, {3, 4}}; !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("top_down: %v, want %v", got, want)
+	}
+	if got, want := h.Clusters(CutEvery), [][]int{{0}, {1}, {2}, {3, 4}}; !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("cut_every: %v, want %v", got, want)
+	}
+	if r := h.Nodes[7].LogR(); math.Abs(r-math.Log(0.5)) > 1e-15 {
+		t.Errorf("log r at L = 0: %v", r)
+	}
+	if r, q := (&Node{LogOdds: 800}).LogR(), (&Node{LogOdds: -800}).LogR(); r != -0.0 && r > 0 || q != -800 {
+		t.Errorf("log r saturates badly: L=800 → %v, L=−800 → %v", r, q)
+	}
+}
+
+// TestPredictive checks eq. 9 on binary data in 3 dimensions, where p(x|D) can be summed over
+// all 8 points: with the NK weights it sums to 1 (to 1e-12), with the printed Eq9 weights to Σω,
+// which here exceeds 1.
+func TestPredictive(t *testing.T) {
+	m, _ := binary(t, 11, 20, 2, 3)
+	h, err := Run(context.Background(), m, Prior{Alpha: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []Weights{NK, Eq9} {
+		total := 0.0
+		for v := range 8 {
+			x := []float64{float64(v & 1), float64(v >> 1 & 1), float64(v >> 2 & 1)}
+			total += math.Exp(h.LogPredictive(x, w))
+		}
+		sum := math.Exp(logspace.SumExp(h.LogNodeWeights(w)))
+		if math.Abs(total-sum) > 1e-12 {
+			t.Errorf("weights %d: Σ_x p(x|D) = %.15g, Σω = %.15g", w, total, sum)
+		}
+		if w == NK && math.Abs(sum-1) > 1e-12 {
+			t.Errorf("NK weights sum to %.15g", sum)
+		}
+		if w == Eq9 && !(sum > 1) {
+			t.Errorf("eq. 9 weights sum to %.15g; the example should show them exceed 1", sum)
+		}
+	}
+}
+
+// TestRandomizedEqualsGreedy checks RBHC with m ≥ n or m < 2 is exactly greedy BHC (same nodes,
+// bit for bit), for both filters.
+func TestRandomizedEqualsGreedy(t *testing.T) {
+	m := niw(t, gaussian(t, 2, 40, 3, 2), 20)
+	h, err := Run(context.Background(), m, Prior{Alpha: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []RandomizedOptions{{M: 40}, {M: 100, Filter: FilterLogOdds}, {M: 1}, {M: 0}} {
+		r, err := Randomized(context.Background(), m, Prior{Alpha: 1}, rand.New(rand.NewPCG(1, 1)), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameNodes(t, r.Nodes, h.Nodes, 0)
+	}
+	e, err := EM(context.Background(), m, make([][]float64, 40), Prior{Alpha: 1}, rand.New(rand.NewPCG(1, 1)), EMOptions{M: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameNodes(t, e.Nodes, h.Nodes, 0)
+}
+
+// checkHierarchy checks what any BHC hierarchy must satisfy: a valid binary tree over all items,
+// every node's quantities equal to its recomputation from its children (Score, 1e-9), and
+// log r ∈ [−Inf, 0].
+func checkHierarchy(t *testing.T, m conjugate.Model, p Prior, h *Hierarchy) {
+	t.Helper()
+	tr := h.Tree()
+	if err := tr.Validate(m.Items()); err != nil || !tr.IsBinary() {
+		t.Fatalf("not a binary tree over the items: %v", err)
+	}
+	s, err := Score(m, p, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := math.Abs(s.LogEvidence() - h.LogEvidence()); !(d <= 1e-9*math.Abs(h.LogEvidence())) {
+		t.Errorf("root log p(D|T) %.12g, recomputed %.12g", h.LogEvidence(), s.LogEvidence())
+	}
+	for k := range h.Nodes {
+		if r := h.Nodes[k].LogR(); !(r <= 0) {
+			t.Errorf("node %d: log r = %v", k, r)
+		}
+	}
+}
+
+// TestRandomized checks RBHC and EMBHC properties for m < n: valid trees whose quantities are
+// the BHC quantities of the tree, reproducible under a seed, and evidence not far below greedy
+// BHC's on well-separated data (a quality check, not an exact truth: within 5% of |log p|).
+func TestRandomized(t *testing.T) {
+	x := gaussian(t, 7, 300, 4, 2)
+	m := niw(t, x, 20)
+	p := Prior{Alpha: 1}
+	g, err := Run(context.Background(), m, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type run func(rng *rand.Rand) (*Hierarchy, error)
+	runs := map[string]run{
+		"rbhc-note": func(rng *rand.Rand) (*Hierarchy, error) {
+			return Randomized(context.Background(), m, p, rng, RandomizedOptions{M: 20})
+		},
+		"rbhc-logodds": func(rng *rand.Rand) (*Hierarchy, error) {
+			return Randomized(context.Background(), m, p, rng, RandomizedOptions{M: 20, Filter: FilterLogOdds})
+		},
+		"embhc": func(rng *rand.Rand) (*Hierarchy, error) {
+			return EM(context.Background(), m, x, p, rng, EMOptions{M: 10, Steps: 5})
+		},
+	}
+	for name, f := range runs {
+		a, err := f(rand.New(rand.NewPCG(4, 4)))
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		checkHierarchy(t, m, p, a)
+		b, err := f(rand.New(rand.NewPCG(4, 4)))
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		sameNodes(t, b.Nodes, a.Nodes, 0)
+		if gap := g.LogEvidence() - a.LogEvidence(); gap > 0.05*math.Abs(g.LogEvidence()) {
+			t.Errorf("%s: log p(D|T) %.6g, greedy BHC %.6g", name, a.LogEvidence(), g.LogEvidence())
+		}
+		t.Logf("%s: log p(D|T) %.6g, greedy %.6g", name, a.LogEvidence(), g.LogEvidence())
+	}
+}
+
+// TestExactFixedBruteForce checks the subset dynamic program against enumerating all
+// (2n−3)!! binary trees for n ≤ 7 (10 395 trees at n = 7), to 1e-10, and that it is never
+// worse than greedy fixed-π BHC for n up to 12.
+func TestExactFixedBruteForce(t *testing.T) {
+	for n := 1; n <= 7; n++ {
+		for _, pi := range []float64{0.5, 0.01} {
+			x := gaussian(t, uint64(n), 8, 2, 2)
+			m := niwOf(t, x[:n], x, 10)
+			e, err := ExactFixed(context.Background(), m, pi)
+			if err != nil {
+				t.Fatal(err)
+			}
+			best := math.Inf(-1)
+			for tr := range tree.AllBinary(n) {
+				s, err := Score(m, Prior{Fixed: true, Pi: pi}, tr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				best = max(best, s.LogEvidence())
+			}
+			if d := math.Abs(e.LogEvidence() - best); d > 1e-10 {
+				t.Errorf("n %d π %v: exact %.12g, enumeration %.12g", n, pi, e.LogEvidence(), best)
+			}
+		}
+	}
+	for seed := range uint64(6) {
+		var m conjugate.Model = niw(t, gaussian(t, seed, 12, 3, 2), 10)
+		if seed%2 == 1 {
+			m, _ = binary(t, seed, 12, 3, 5)
+		}
+		p := Prior{Fixed: true, Pi: 0.5}
+		g, err := Run(context.Background(), m, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := ExactFixed(context.Background(), m, p.Pi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.LogEvidence() < g.LogEvidence()-1e-10 {
+			t.Errorf("seed %d: exact %.12g below greedy %.12g", seed, e.LogEvidence(), g.LogEvidence())
+		}
+		checkHierarchy(t, m, p, e)
+	}
+}
+
+// bigModel claims more items than greedy search accepts, to test the refusal without data.
+type bigModel struct{ conjugate.Model }
+
+func (bigModel) Items() int { return MaxItems + 1 }
+
+func TestErrors(t *testing.T) {
+	m := niw(t, gaussian(t, 1, 10, 2, 2), 10)
+	ctx := context.Background()
+	for _, p := range []Prior{{Alpha: 0}, {Alpha: -1}, {Alpha: math.Inf(1)}, {Alpha: math.NaN()}, {Fixed: true, Pi: 0}, {Fixed: true, Pi: 1}, {Fixed: true, Pi: math.NaN()}} {
+		if _, err := Run(ctx, m, p); err == nil {
+			t.Errorf("prior %+v accepted", p)
+		}
+	}
+	if _, err := Run(ctx, bigModel{m}, Prior{Alpha: 1}); err == nil {
+		t.Error("n above MaxItems accepted")
+	}
+	if _, err := ExactFixed(ctx, m, 1.5); err == nil {
+		t.Error("ExactFixed accepted π = 1.5")
+	}
+	big := niw(t, gaussian(t, 1, MaxExactItems+1, 2, 2), 10)
+	if _, err := ExactFixed(ctx, big, 0.5); err == nil {
+		t.Errorf("ExactFixed accepted %d items", MaxExactItems+1)
+	}
+	if _, err := EM(ctx, m, nil, Prior{Alpha: 1}, rand.New(rand.NewPCG(1, 1)), EMOptions{M: 3}); err == nil {
+		t.Error("EM accepted missing vectors")
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := Run(cancelled, m, Prior{Alpha: 1}); err == nil {
+		t.Error("Run ignored a cancelled context")
+	}
+}

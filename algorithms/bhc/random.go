@@ -1,0 +1,261 @@
+package bhc
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+
+	"hcbench/algorithms/conjugate"
+)
+
+// Filter names how RBHC sends a point outside its subsample to one side of the subsample tree's
+// top split (design note §8). Both rules are strict: ties go right.
+type Filter int
+
+const (
+	// FilterNote is the note's Fig. 4: x goes left when π_L p(x|D_L) > π_R p(x|D_R), where D_L and
+	// D_R are the subsample's two sides and π_L, π_R the merge priors of those two nodes (π = 1 for
+	// a leaf), as in pyBHC.
+	FilterNote Filter = iota
+	// FilterLogOdds is Bioconductor BHC's rule: x goes left when the log-odds of merging x with
+	// D_L exceeds that of merging it with D_R.
+	FilterLogOdds
+)
+
+// RandomizedOptions configure RBHC.
+type RandomizedOptions struct {
+	// M is the subsample size. With M < 2 or M ≥ n, RBHC is greedy BHC (the Bioconductor R
+	// wrapper's rule), and returns exactly Run's hierarchy.
+	M      int
+	Filter Filter
+}
+
+// Randomized is RBHC (the note's Fig. 3, in Bioconductor BHC's structure): on a set of more than
+// M points it draws M of them without replacement from rng, runs greedy BHC on the subsample, sends
+// every other point to the left or right child of that tree's root (Filter), discards the
+// subsample tree and recurses on the two sides, joining the two results with one BHC merge; sets
+// of at most M points get greedy BHC. Subsample points keep their side. Each level costs O(n)
+// marginal likelihoods, so a balanced run costs O(n log n) plus O(M²) per subsample.
+//
+// Every node quantity of the result is the BHC quantity of the returned tree on the full data,
+// since each merge is computed from its two children.
+func Randomized(ctx context.Context, m conjugate.Model, p Prior, rng *rand.Rand, o RandomizedOptions) (*Hierarchy, error) {
+	n := m.Items()
+	if o.M < 2 || o.M >= n {
+		return Run(ctx, m, p)
+	}
+	if o.Filter != FilterNote && o.Filter != FilterLogOdds {
+		return nil, errors.New("bhc: unknown RBHC filter")
+	}
+	b, err := newBuilder(m, p)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]int, n)
+	for i := range items {
+		items[i] = i
+	}
+	r := randomized{b: b, rng: rng, o: o, left: make([]bool, n)}
+	if _, err := r.cluster(ctx, items); err != nil {
+		return nil, err
+	}
+	if b.err != nil {
+		return nil, b.err
+	}
+	return b.hierarchy(), nil
+}
+
+type randomized struct {
+	b    *builder
+	rng  *rand.Rand
+	o    RandomizedOptions
+	left []bool // per item: on the left of the current subsample split
+}
+
+// cluster builds the RBHC tree of the items s (which it may reorder) and returns its root id.
+func (r *randomized) cluster(ctx context.Context, s []int) (int, error) {
+	b, m := r.b, r.o.M
+	if len(s) <= m {
+		return b.greedy(ctx, s)
+	}
+	// A partial Fisher–Yates shuffle puts the subsample in s[:m].
+	for i := range m {
+		j := i + r.rng.IntN(len(s)-i)
+		s[i], s[j] = s[j], s[i]
+	}
+	mark := len(b.nodes)
+	root, err := b.greedy(ctx, s[:m])
+	if err != nil {
+		return -1, err
+	}
+	lt, rt := b.nodes[root].Left, b.nodes[root].Right
+	for _, x := range s[:m] {
+		r.left[x] = false
+	}
+	var markLeft func(v int)
+	markLeft = func(v int) {
+		if nd := &b.nodes[v]; nd.IsLeaf() {
+			r.left[nd.Item] = true
+		} else {
+			markLeft(nd.Left)
+			markLeft(nd.Right)
+		}
+	}
+	markLeft(lt)
+	for i, x := range s[m:] {
+		if i%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return -1, err
+			}
+		}
+		var sl, sr float64
+		switch r.o.Filter {
+		case FilterNote:
+			sl = b.nodes[lt].LogPi + b.store.LogMLUnion(lt, x) - b.nodes[lt].LogML
+			sr = b.nodes[rt].LogPi + b.store.LogMLUnion(rt, x) - b.nodes[rt].LogML
+		case FilterLogOdds:
+			sl, sr = b.odds(lt, x), b.odds(rt, x)
+		}
+		r.left[x] = sl > sr
+	}
+	b.truncate(mark)
+	var ls, rs []int
+	for _, x := range s {
+		if r.left[x] {
+			ls = append(ls, x)
+		} else {
+			rs = append(rs, x)
+		}
+	}
+	lr, err := r.cluster(ctx, ls)
+	if err != nil {
+		return -1, err
+	}
+	rr, err := r.cluster(ctx, rs)
+	if err != nil {
+		return -1, err
+	}
+	return b.merge(lr, rr), nil
+}
+
+// EMOptions configure EMBHC.
+type EMOptions struct {
+	// M is the number of clusters. With M < 2 or M ≥ n, EMBHC is greedy BHC.
+	M int
+	// Steps is the number of hard-EM steps, k (≥ 0). EM stops early once no point moves.
+	Steps int
+}
+
+// EM is EMBHC (the note's Fig. 5): it draws M points from rng as one-point clusters, sends every
+// other point to the cluster of highest predictive density p(x|D_c) (ties to the lowest cluster),
+// refines with Steps steps of hard EM, then runs BHC on the clusters.
+//
+// Conventions (ours; the note gives no details). An EM step scores every point against every
+// cluster of the previous assignment by log n_c + log p(x|D_c) (the cluster's share as mixing
+// weight and its posterior predictive, the point itself included, as hard EM fits parameters to
+// the current assignment) and moves it to the best, ties to the lowest cluster; emptied clusters
+// are dropped. The note runs BHC on the clusters as leaves; to return a tree over the items, each
+// cluster is first resolved into a subtree by RBHC with subsample size M and the note's filter
+// (greedy BHC when it has at most M points), and greedy BHC then merges those subtrees, so every
+// node quantity is the BHC quantity of the returned tree. Resolving with greedy BHC instead would
+// cost Σ_c n_c², which is O(n²/M).
+//
+// x are the model's items as vectors (the rows the model was built from).
+func EM(ctx context.Context, m conjugate.Model, x [][]float64, p Prior, rng *rand.Rand, o EMOptions) (*Hierarchy, error) {
+	n := m.Items()
+	if len(x) != n {
+		return nil, errors.New("bhc: EMBHC needs one vector per item")
+	}
+	if o.Steps < 0 {
+		return nil, errors.New("bhc: EMBHC needs a non-negative number of EM steps")
+	}
+	if o.M < 2 || o.M >= n {
+		return Run(ctx, m, p)
+	}
+	b, err := newBuilder(m, p)
+	if err != nil {
+		return nil, err
+	}
+	perm := rng.Perm(n)
+	centre := perm[:o.M]
+	assign := make([]int, n)
+	for i := range assign {
+		assign[i] = -1
+	}
+	for c, it := range centre {
+		assign[it] = c
+	}
+	for i := range n {
+		if assign[i] >= 0 {
+			continue
+		}
+		best, bestC := math.Inf(-1), 0
+		for c, it := range centre {
+			if s := b.store.LogMLUnion(it, i) - b.nodes[it].LogML; s > best {
+				best, bestC = s, c
+			}
+		}
+		assign[i] = bestC
+	}
+	mark := len(b.nodes)
+	for step := 0; step < o.Steps; step++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		members := groups(assign, o.M)
+		var ids, cs []int
+		var logN []float64
+		for c, g := range members {
+			if len(g) > 0 {
+				cs = append(cs, c)
+				ids = append(ids, b.store.Cluster(g))
+				logN = append(logN, math.Log(float64(len(g))))
+			}
+		}
+		moved := false
+		for i := range n {
+			best, bestC := math.Inf(-1), assign[i]
+			for k, id := range ids {
+				if s := logN[k] + b.store.LogPredictive(id, x[i]); s > best {
+					best, bestC = s, cs[k]
+				}
+			}
+			if bestC != assign[i] {
+				assign[i], moved = bestC, true
+			}
+		}
+		b.store.Truncate(mark)
+		if !moved {
+			break
+		}
+	}
+	var roots []int
+	inner := randomized{b: b, rng: rng, o: RandomizedOptions{M: o.M, Filter: FilterNote}, left: make([]bool, n)}
+	for _, g := range groups(assign, o.M) {
+		if len(g) == 0 {
+			continue
+		}
+		root, err := inner.cluster(ctx, g)
+		if err != nil {
+			return nil, err
+		}
+		roots = append(roots, root)
+	}
+	if _, err := b.greedy(ctx, roots); err != nil {
+		return nil, err
+	}
+	if b.err != nil {
+		return nil, b.err
+	}
+	return b.hierarchy(), nil
+}
+
+// groups lists the items of each of the k clusters, ascending.
+func groups(assign []int, k int) [][]int {
+	g := make([][]int, k)
+	for i, c := range assign {
+		g[c] = append(g[c], i)
+	}
+	return g
+}
