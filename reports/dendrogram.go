@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -26,7 +27,7 @@ var unknownColor = color.Gray{Y: 150}
 // tree side by side (ML4PS 2020 Fig. 4 shows the greedy and the MAP tree of a pam50 subsample):
 // leaves named and coloured by class, grey for unknown. Files: dendrograms-<data set>.png, .svg.
 func dendrograms(in Input, dir string) ([]string, error) {
-	joined := byItem(in)
+	joined := byItem(in, anyRecord)
 	var files []string
 	for _, ds := range in.Datasets {
 		items := joined[ds]
@@ -129,6 +130,10 @@ func legendPlot(colors map[string]color.Color) *plot.Plot {
 	return p
 }
 
+// maxNamedLeaves is the most leaves whose names fit beside a dendrogram; larger trees show only
+// the class colours.
+const maxNamedLeaves = 80
+
 // dendrogramPlot draws one tree: leaves on the left at height 0, the root on the right (a node's
 // height is one more than its highest child's), leaf names as the y ticks.
 func dendrogramPlot(r results.Record, colors map[string]color.Color) (*plot.Plot, error) {
@@ -137,7 +142,14 @@ func dendrogramPlot(r results.Record, colors map[string]color.Color) (*plot.Plot
 		return nil, err
 	}
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s (log-lik %.2f)", r.Algorithm, r.LogLikelihood.Value())
+	switch {
+	case r.LogLikelihood != nil:
+		p.Title.Text = fmt.Sprintf("%s (log-lik %.2f)", r.Algorithm, r.LogLikelihood.Value())
+	case r.LogEvidence != nil:
+		p.Title.Text = fmt.Sprintf("%s (log p(D|T) %.2f)", r.Algorithm, r.LogEvidence.Value())
+	default:
+		p.Title.Text = r.Algorithm
+	}
 	p.X.Label.Text = "height (merges below)"
 	d := &dendrogram{t: t, height: make([]float64, len(t.Nodes)), y: make([]float64, len(t.Nodes))}
 	var names []string
@@ -145,7 +157,11 @@ func dendrogramPlot(r results.Record, colors map[string]color.Color) (*plot.Plot
 		nd := t.Nodes[v]
 		if nd.IsLeaf() {
 			d.y[v] = float64(len(names))
-			names = append(names, r.LeafNames[nd.Item])
+			if r.LeafNames != nil {
+				names = append(names, r.LeafNames[nd.Item])
+			} else {
+				names = append(names, strconv.Itoa(nd.Item))
+			}
 			continue
 		}
 		lo, hi := d.y[nd.Children[0]], d.y[nd.Children[0]]
@@ -156,7 +172,12 @@ func dendrogramPlot(r results.Record, colors map[string]color.Color) (*plot.Plot
 		d.y[v] = (lo + hi) / 2
 	}
 	p.Add(d)
-	p.NominalY(names...)
+	if len(names) <= maxNamedLeaves {
+		p.NominalY(names...)
+	} else {
+		p.Y.Tick.Marker = plot.ConstantTicks(nil)
+		p.Y.Label.Text = fmt.Sprintf("%d leaves", len(names))
+	}
 	// Leaf markers in the class colours.
 	for _, v := range t.PostOrder() {
 		nd := t.Nodes[v]

@@ -22,11 +22,12 @@ const exactName = "trellis"
 // reaching it: far above float noise, far below any real difference between trees.
 const mapTolerance = 1e-6
 
-// byItem joins the successful records of each data set item: dataset → item → label → record.
-func byItem(in Input) map[string]map[string]map[string]results.Record {
+// byItem joins the successful records of each data set item that keep says to keep:
+// dataset → item → label → record.
+func byItem(in Input, keep func(*results.Record) bool) map[string]map[string]map[string]results.Record {
 	out := map[string]map[string]map[string]results.Record{}
 	for _, r := range in.Records {
-		if r.Error != "" || r.LogLikelihood == nil {
+		if r.Error != "" || !keep(&r) {
 			continue
 		}
 		if out[r.Dataset] == nil {
@@ -39,6 +40,12 @@ func byItem(in Input) map[string]map[string]map[string]results.Record {
 	}
 	return out
 }
+
+// scored keeps the records with a log-likelihood under the split model.
+func scored(r *results.Record) bool { return r.LogLikelihood != nil }
+
+// anyRecord keeps every record.
+func anyRecord(*results.Record) bool { return true }
 
 // gapPair is the row − column log-likelihood differences over the items where both are finite.
 type gapPair struct {
@@ -159,7 +166,7 @@ func compareStrings(a, b string) int {
 // reaches the exact MAP where a trellis ran; and a histogram of each difference
 // (gap-<data set>-<row>-<column>.png and .svg).
 func likelihoodGap(in Input, dir string) ([]string, error) {
-	joined := byItem(in)
+	joined := byItem(in, scored)
 	var sections []section
 	csvT := table.Table{Header: []string{"dataset", "n", "row", "column", "items", "mean", "std"}}
 	var files []string

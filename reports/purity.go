@@ -19,7 +19,7 @@ const perItemLimit = 50
 // item with each tree's gap to the exact MAP and its dendrogram purity. Leaves of unknown class
 // are left out of the purities; the tables say how many were.
 func purity(in Input, dir string) ([]string, error) {
-	joined := byItem(in)
+	joined := byItem(in, anyRecord)
 	var sections []section
 	csvT := table.Table{Header: []string{"dataset", "item", "algorithm", "items", "labelled_leaves", "leaves",
 		"dp_leaf_mean", "dp_leaf_std", "dp_pair_mean", "dp_pair_std", "flat_mean", "flat_std", "adjusted_mean", "adjusted_std"}}
@@ -146,8 +146,8 @@ func purityPerItem(in Input, ds string, items map[string]map[string]results.Reco
 				continue
 			}
 			cell := ""
-			if r, ok := recs[a]; ok {
-				if e, ok := recs[exact]; ok {
+			if r, ok := recs[a]; ok && r.LogLikelihood != nil {
+				if e, ok := recs[exact]; ok && e.LogLikelihood != nil {
 					cell = fixed3(e.LogLikelihood.Value() - r.LogLikelihood.Value())
 				}
 			}

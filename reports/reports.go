@@ -35,6 +35,7 @@ var builders = map[string]builder{
 	"z_vs_map":       zVsMAP,
 	"purity":         purity,
 	"dendrograms":    dendrograms,
+	"evidence":       evidence,
 }
 
 // Write builds the named reports into dir (created if needed) and returns the paths written.

@@ -29,14 +29,15 @@ func BenchmarkRandomized100k(b *testing.B) {
 	}
 }
 
-// BenchmarkEM100k is EMBHC on the same data, m = 50 clusters, 5 EM steps.
+// BenchmarkEM100k is EMBHC on the same data, m = 50 clusters, 5 EM steps, clusters resolved by
+// RBHC with m = 50.
 func BenchmarkEM100k(b *testing.B) {
 	x := gaussian(b, 1, 100000, 4, 4)
 	m := niw(b, x, 20)
 	b.ResetTimer()
 	for i := range b.N {
 		rng := rand.New(rand.NewPCG(uint64(i), 1))
-		if _, err := EM(context.Background(), m, x, Prior{Alpha: 1}, rng, EMOptions{M: 50, Steps: 5}); err != nil {
+		if _, err := EM(context.Background(), m, x, Prior{Alpha: 1}, rng, EMOptions{M: 50, Steps: 5, ResolveM: 50}); err != nil {
 			b.Fatal(err)
 		}
 	}

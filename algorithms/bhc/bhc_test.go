@@ -483,7 +483,7 @@ func TestRandomized(t *testing.T) {
 			return Randomized(context.Background(), m, p, rng, RandomizedOptions{M: 20, Filter: FilterLogOdds})
 		},
 		"embhc": func(rng *rand.Rand) (*Hierarchy, error) {
-			return EM(context.Background(), m, x, p, rng, EMOptions{M: 10, Steps: 5})
+			return EM(context.Background(), m, x, p, rng, EMOptions{M: 10, Steps: 5, ResolveM: 40})
 		},
 	}
 	for name, f := range runs {

@@ -145,6 +145,9 @@ type EMOptions struct {
 	M int
 	// Steps is the number of hard-EM steps, k (≥ 0). EM stops early once no point moves.
 	Steps int
+	// ResolveM is the subsample size of the RBHC that resolves each cluster into a subtree: a
+	// cluster of at most ResolveM points (every cluster, when ResolveM < 2) gets greedy BHC.
+	ResolveM int
 }
 
 // EM is EMBHC (the note's Fig. 5): it draws M points from rng as one-point clusters, sends every
@@ -156,10 +159,10 @@ type EMOptions struct {
 // weight and its posterior predictive, the point itself included, as hard EM fits parameters to
 // the current assignment) and moves it to the best, ties to the lowest cluster; emptied clusters
 // are dropped. The note runs BHC on the clusters as leaves; to return a tree over the items, each
-// cluster is first resolved into a subtree by RBHC with subsample size M and the note's filter
-// (greedy BHC when it has at most M points), and greedy BHC then merges those subtrees, so every
-// node quantity is the BHC quantity of the returned tree. Resolving with greedy BHC instead would
-// cost Σ_c n_c², which is O(n²/M).
+// cluster is first resolved into a subtree by RBHC with subsample size ResolveM and the note's
+// filter (greedy BHC when it has at most ResolveM points), and greedy BHC then merges those
+// subtrees, so every node quantity is the BHC quantity of the returned tree. Resolving every
+// cluster with greedy BHC would cost Σ_c n_c², which is O(n²/M).
 //
 // x are the model's items as vectors (the rows the model was built from).
 func EM(ctx context.Context, m conjugate.Model, x [][]float64, p Prior, rng *rand.Rand, o EMOptions) (*Hierarchy, error) {
@@ -231,7 +234,11 @@ func EM(ctx context.Context, m conjugate.Model, x [][]float64, p Prior, rng *ran
 		}
 	}
 	var roots []int
-	inner := randomized{b: b, rng: rng, o: RandomizedOptions{M: o.M, Filter: FilterNote}, left: make([]bool, n)}
+	resolve := o.ResolveM
+	if resolve < 2 {
+		resolve = n
+	}
+	inner := randomized{b: b, rng: rng, o: RandomizedOptions{M: resolve, Filter: FilterNote}, left: make([]bool, n)}
 	for _, g := range groups(assign, o.M) {
 		if len(g) == 0 {
 			continue

@@ -1,6 +1,7 @@
 package conjugate_test
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -303,5 +304,45 @@ func TestDiscreteErrors(t *testing.T) {
 		if _, err := conjugate.NewCategorical(tc.x, tc.alpha); err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("Categorical %s: error %v, want one containing %q", tc.name, err, tc.msg)
 		}
+	}
+}
+
+// TestSearchCC checks the cc search on smooth objectives with a known maximum: it must return
+// the best value it evaluated, within the final bracket width (4/3) of the true maximum when that
+// lies in the scanned range, and it must stop on an error.
+func TestSearchCC(t *testing.T) {
+	for _, peak := range []float64{0.01, 0.3, 1, 3.7, 40, 500} {
+		var evals []float64
+		obj := func(cc float64) float64 { return -math.Pow(math.Log(cc/peak), 2) }
+		f := func(cc float64) (float64, error) {
+			evals = append(evals, cc)
+			return obj(cc), nil
+		}
+		cc, best, err := conjugate.SearchCC(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		top := math.Inf(-1)
+		for _, c := range evals {
+			top = math.Max(top, obj(c))
+		}
+		if best != top {
+			t.Errorf("peak %v: returned evidence %v, best evaluated %v", peak, best, top)
+		}
+		if peak <= 1024 && peak >= 1.0/1024 && math.Abs(cc-peak) > 4.0/3 && math.Abs(math.Log(cc/peak)) > math.Log(2) {
+			t.Errorf("peak %v: cc %v", peak, cc)
+		}
+		if len(evals) > 40 {
+			t.Errorf("peak %v: %d evaluations", peak, len(evals))
+		}
+	}
+	boom := errors.New("boom")
+	if _, _, err := conjugate.SearchCC(func(cc float64) (float64, error) {
+		if cc < 1 {
+			return 0, boom
+		}
+		return -cc, nil
+	}); !errors.Is(err, boom) {
+		t.Errorf("error not passed on: %v", err)
 	}
 }

@@ -5,13 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"hcbench/algorithms/tree"
 	"hcbench/datasets/shareddata"
 	"hcbench/experiments/results"
 	"hcbench/experiments/runner"
@@ -438,4 +442,112 @@ func sharedData(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// TestBayesianRecords runs the Bayesian family on generated mixtures and checks what their
+// records must hold: log evidence; the Corollary-1 bound for the DP prior only; a flat clustering
+// that partitions the items; per-merge quantities when asked; no log-likelihood without a split
+// model or for a rose tree (join-only BRT trees are binary, and scored); rbhc with m ≥ n equal to bhc; bhc_exact never below greedy fixed-π
+// BHC; brt with join_only equal to fixed-π BHC; the cc search recorded; and the reports written.
+func TestBayesianRecords(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "bayes.yaml", `version: 1
+name: bayes
+datasets:
+  - {name: g, generator: mixture, points: 12, components: 3, separation: 4, items: 3}
+algorithms:
+  - {name: bhc, merges: true}
+  - {name: rbhc, label: rbhc-all, m: 100}
+  - {name: rbhc, m: 4}
+  - {name: embhc, m: 3, steps: 3}
+  - {name: bhc, label: fixed, prior: fixed, pi: 0.5, niw: {g: 10}}
+  - {name: bhc_exact, pi: 0.5, niw: {g: 10}}
+  - {name: brt, gamma: 0.5}
+  - {name: brt, label: brt-join, gamma: 0.5, join_only: true}
+reports: [summary, evidence, purity, dendrograms]
+`)
+	bern := writeFile(t, dir, "bern.yaml", `version: 1
+name: bern
+datasets:
+  - {name: b, generator: mixture, kind: bernoulli, points: 12, components: 2, dims: 8, split_model: none, items: 2}
+algorithms:
+  - {name: bhc, model: bernoulli, cc: optimise}
+  - {name: brt, model: bernoulli}
+reports: [evidence, dendrograms]
+`)
+	recs := map[string]results.Record{}
+	out := filepath.Join(dir, "run")
+	for i, c := range []string{cfg, bern} {
+		o := out + strconv.Itoa(i)
+		if code, stdout, stderr := run(t, context.Background(), "run", c, "-out", o); code != ExitOK {
+			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+		}
+		maps.Copy(recs, readRecords(t, o))
+	}
+	get := func(ds, item, alg string) results.Record {
+		t.Helper()
+		r, ok := recs["dataset="+ds+"|item="+item+"|algorithm="+alg]
+		if !ok {
+			t.Fatalf("no record for %s/%s/%s", ds, item, alg)
+		}
+		return r
+	}
+	for k, r := range recs {
+		if r.Error != "" {
+			t.Errorf("%s: %s", k, r.Error)
+			continue
+		}
+		if r.LogEvidence == nil || math.IsInf(r.LogEvidence.Value(), 0) {
+			t.Errorf("%s: log evidence %v", k, r.LogEvidence)
+		}
+		dp := r.Params["prior"] == "dp"
+		if (r.LowerBound != nil) != dp {
+			t.Errorf("%s: lower bound %v with prior %v", k, r.LowerBound, r.Params["prior"])
+		}
+		if dp && r.LowerBound.Value() >= r.LogEvidence.Value() {
+			t.Errorf("%s: lower bound %v not below log p(D|T) %v", k, r.LowerBound.Value(), r.LogEvidence.Value())
+		}
+		seen := make([]bool, r.N)
+		for _, c := range r.Clusters {
+			for _, i := range c {
+				if seen[i] {
+					t.Fatalf("%s: item %d in two clusters", k, i)
+				}
+				seen[i] = true
+			}
+		}
+		if slices.Contains(seen, false) || r.FlatPurity == nil || r.DendrogramPurity == nil {
+			t.Errorf("%s: clusters %v do not partition %d items, or purities missing", k, r.Clusters, r.N)
+		}
+		if scored := r.Dataset == "g" && r.Algorithm != "brt"; scored != (r.LogLikelihood != nil) {
+			t.Errorf("%s: log-likelihood %v", k, r.LogLikelihood)
+		}
+		if tr, err := tree.ParseNewick(r.Newick, nil); err != nil || tr.Validate(r.N) != nil {
+			t.Errorf("%s: newick %q: %v", k, r.Newick, err)
+		}
+	}
+	for _, item := range []string{"0", "1", "2"} {
+		b := get("g", item, "bhc")
+		if len(b.Merges) != b.N-1 || b.Merges[len(b.Merges)-1].LogP != *b.LogEvidence {
+			t.Errorf("item %s: %d merges, last %+v, evidence %v", item, len(b.Merges), b.Merges[len(b.Merges)-1], *b.LogEvidence)
+		}
+		if r := get("g", item, "rbhc-all"); r.Newick != b.Newick || *r.LogEvidence != *b.LogEvidence {
+			t.Errorf("item %s: rbhc with m ≥ n differs from bhc: %s %v vs %s %v", item, r.Newick, *r.LogEvidence, b.Newick, *b.LogEvidence)
+		}
+		f, x := get("g", item, "fixed"), get("g", item, "bhc_exact")
+		if x.LogEvidence.Value() < f.LogEvidence.Value()-1e-9 {
+			t.Errorf("item %s: exact %v below greedy %v", item, *x.LogEvidence, *f.LogEvidence)
+		}
+		if j := get("g", item, "brt-join"); math.Abs(j.LogEvidence.Value()-f.LogEvidence.Value()) > 1e-9 {
+			t.Errorf("item %s: join-only brt %v, fixed-π bhc %v", item, *j.LogEvidence, *f.LogEvidence)
+		}
+	}
+	if cc, ok := get("b", "0", "bhc").Params["cc_used"].(float64); !ok || !(cc > 0) {
+		t.Errorf("cc_used %v", get("b", "0", "bhc").Params["cc_used"])
+	}
+	for _, f := range []string{"0/reports/evidence.md", "0/reports/evidence.csv", "0/reports/evidence_differences.csv", "0/reports/purity.md", "0/reports/dendrograms-g.png", "1/reports/dendrograms-b.svg"} {
+		if _, err := os.Stat(out + f); err != nil {
+			t.Error(err)
+		}
+	}
 }

@@ -271,3 +271,98 @@ func TestBeamParams(t *testing.T) {
 		}
 	}
 }
+
+func TestBayesianParams(t *testing.T) {
+	src := `version: 1
+name: b
+datasets:
+  - {name: g, generator: mixture, points: 40, items: 2}
+  - {name: c, generator: mixture, kind: bernoulli, points: 30, dims: 6, split_model: none}
+algorithms:
+  - bhc
+  - {name: bhc, label: explicit, niw: {kappa0: 0.1, nu0: 3, mu0: [0, 0], lambda0: [[1, 0], [0, 1]]}}
+  - {name: rbhc, label: r, prior: fixed, pi: 0.3, m: 10, filter: logodds}
+  - {name: embhc, label: e, m: 4, steps: 2}
+  - {name: bhc_exact, label: x, pi: 0.4}
+  - {name: brt, gamma: 0.3, model: bernoulli, cc: optimise}
+  - {name: bhc, label: cat, model: categorical, cc: 0.5, cut: cut_every, merges: true}
+`
+	cfg, err := Parse("b.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := cfg.Algorithms[0].Params.(*BHCParams)
+	// An absent niw mapping still gets its defaults: the data recipe with g 20 for the BHC family.
+	if p.Prior != "dp" || p.Alpha != 1 || p.Model != "niw" || p.NIW.Recipe != "data" || p.NIW.G != 20 || p.NIW.Kappa0 != 0.001 || p.Cut != "top_down" || p.CC.Value != 1 {
+		t.Errorf("bhc defaults: %+v", p)
+	}
+	if e := cfg.Algorithms[1].Params.(*BHCParams).NIW; e.Recipe != "explicit" || e.Nu0 != 3 || e.Kappa0 != 0.1 || len(e.Lambda0) != 2 {
+		t.Errorf("explicit niw: %+v", e)
+	}
+	if r := cfg.Algorithms[2].Params.(*RBHCParams); r.Prior != "fixed" || r.Pi != 0.3 || r.M != 10 || r.Filter != "logodds" {
+		t.Errorf("rbhc: %+v", r)
+	}
+	if e := cfg.Algorithms[3].Params.(*EMBHCParams); e.M != 4 || e.Steps != 2 || e.ResolveM != 100 {
+		t.Errorf("embhc: %+v", e)
+	}
+	if b := cfg.Algorithms[5].Params.(*BRTParams); b.Gamma != 0.3 || !b.CC.Optimise || b.NIW.G != 10 || b.JoinOnly {
+		t.Errorf("brt: %+v", b)
+	}
+	if m := cfg.Datasets[0].Source.(*MixtureSource); m.Kind != "gaussian" || m.Components != 4 || m.Dims != 2 || m.Items != 2 || m.SplitModel.Model != "correlation" {
+		t.Errorf("mixture defaults: %+v", m)
+	}
+	// Nested parameters reach records as maps keyed by config key, and survive Resolved.
+	if niw, ok := ParamsMap(p)["niw"].(map[string]any); !ok || niw["recipe"] != "data" || niw["g"] != 20.0 {
+		t.Errorf("ParamsMap niw: %#v", ParamsMap(p)["niw"])
+	}
+	b, err := cfg.Resolved()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Parse("resolved.yaml", b)
+	if err != nil {
+		t.Fatalf("the resolved config does not parse: %v\n%s", err, b)
+	}
+	if b2, _ := again.Resolved(); string(b) != string(b2) {
+		t.Errorf("resolving twice changed the config:\n%s\n---\n%s", b, b2)
+	}
+	if !strings.Contains(string(b), "cc: optimise") || !strings.Contains(string(b), "recipe: explicit") {
+		t.Errorf("resolved config:\n%s", b)
+	}
+
+	bad := `version: 1
+name: b
+datasets:
+  - {name: g, generator: mixture, points: 2, components: 3, kind: poisson, split_model: maybe}
+  - {name: u, file: data.csv, binarize: half, classes: [a, a]}
+algorithms:
+  - {name: bhc, prior: dirichlet}
+  - {name: bhc, label: a, alpha: 0}
+  - {name: bhc, label: b, niw: {nu0: 1, mu0: [0, 0], lambda0: [[1, 0], [0, 1]]}}
+  - {name: bhc, label: c, niw: {recipe: data, mu0: [1]}}
+  - {name: bhc, label: d, cc: -1}
+  - {name: brt, gamma: 1}
+  - {name: rbhc, filter: middle}
+  - {name: bhc_exact, pi: 0}
+`
+	_, err = Parse("bad.yaml", []byte(bad))
+	for _, want := range []string{
+		`bad.yaml:4: datasets[0].kind: must be gaussian or bernoulli, got "poisson"`,
+		"bad.yaml:4: datasets[0].points: must be at least components (3), got 2",
+		`bad.yaml:4: datasets[0].split_model: must be correlation or none, got "maybe"`,
+		`bad.yaml:5: datasets[1].binarize: must be none or a number, got "half"`,
+		`bad.yaml:5: datasets[1].classes: "a" listed twice`,
+		`bad.yaml:7: algorithms[0].prior: must be dp or fixed, got "dirichlet"`,
+		"bad.yaml:8: algorithms[1].alpha: must be positive, got 0",
+		"bad.yaml:9: algorithms[2].niw: nu0 must exceed d − 1 = 1, got 1",
+		"bad.yaml:10: algorithms[3].niw: nu0, mu0 and lambda0 are for recipe: explicit",
+		`bad.yaml:11: algorithms[4].cc: want a positive number or optimise, got "-1"`,
+		"bad.yaml:12: algorithms[5].gamma: must lie in (0, 1), got 1",
+		`bad.yaml:13: algorithms[6].filter: must be note or logodds, got "middle"`,
+		"bad.yaml:14: algorithms[7].pi: must lie in (0, 1), got 0",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not contain %q:\n%v", want, err)
+		}
+	}
+}

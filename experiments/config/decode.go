@@ -161,6 +161,11 @@ func (d *decoder) mapping(node *yaml.Node, out any, path string, handled ...stri
 			d.fail(node.Line, join(path, f.key), "missing required key")
 			continue
 		}
+		if f.def == "" && isNested(f.typ) {
+			// An absent nested mapping still gets its keys' defaults.
+			d.mapping(&yaml.Node{Kind: yaml.MappingNode, Line: node.Line}, v.FieldByIndex(f.index).Addr().Interface(), join(path, f.key))
+			continue
+		}
 		if f.def != "" {
 			def := &yaml.Node{Kind: yaml.ScalarNode, Value: f.def, Line: node.Line}
 			if strings.HasPrefix(f.def, "[") { // a list default, written in YAML flow style
@@ -174,6 +179,12 @@ func (d *decoder) mapping(node *yaml.Node, out any, path string, handled ...stri
 		}
 	}
 	return lines
+}
+
+// isNested reports whether a field of type t is a nested mapping of schema keys (a struct that
+// does not parse its own YAML).
+func isNested(t reflect.Type) bool {
+	return t.Kind() == reflect.Struct && !reflect.PointerTo(t).Implements(reflect.TypeFor[nodeDecoder]())
 }
 
 // nodeDecoder is implemented by schema types that parse their own YAML (for example a beam size

@@ -14,11 +14,20 @@ import (
 func WriteHelp(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	p := func(format string, args ...any) { fmt.Fprintf(tw, format, args...) }
+	var keys func(prefix string, t reflect.Type)
+	keys = func(prefix string, t reflect.Type) {
+		for _, f := range fieldsOf(t) {
+			if isNested(f.typ) {
+				p("  %s%s\t%s\t%s\t%s\n", prefix, f.key, "mapping", "", f.help)
+				keys(prefix+f.key+".", f.typ)
+				continue
+			}
+			p("  %s%s\t%s\t%s\t%s\n", prefix, f.key, typeName(f.typ), defaultText(f), f.help)
+		}
+	}
 	section := func(title string, t reflect.Type) {
 		p("\n%s\n", title)
-		for _, f := range fieldsOf(t) {
-			p("  %s\t%s\t%s\t%s\n", f.key, typeName(f.typ), defaultText(f), f.help)
-		}
+		keys("", t)
 	}
 	p("Experiment configs are YAML (version %d). Unknown keys are errors, and every problem is reported\n", SchemaVersion)
 	p("with its file and line before any work starts. Paths are relative to the config file.\n")
@@ -46,13 +55,10 @@ func WriteHelp(w io.Writer) error {
 	}
 	for _, a := range sortedKeys(algorithmParams) {
 		p("\nAlgorithm %s: %s\n", a, algorithmHelp[a])
-		fs := fieldsOf(algorithmParams[a])
-		if len(fs) == 0 {
+		if len(fieldsOf(algorithmParams[a])) == 0 {
 			p("  (no parameters)\n")
 		}
-		for _, f := range fs {
-			p("  %s\t%s\t%s\t%s\n", f.key, typeName(f.typ), defaultText(f), f.help)
-		}
+		keys("", algorithmParams[a])
 	}
 	p("\nReports\n")
 	for _, r := range ReportNames() {
@@ -109,7 +115,12 @@ func ParamsMap(params any) map[string]any {
 		v = v.Elem()
 	}
 	for _, f := range fieldsOf(v.Type()) {
-		out[f.key] = v.FieldByIndex(f.index).Interface()
+		fv := v.FieldByIndex(f.index)
+		if isNested(f.typ) {
+			out[f.key] = ParamsMap(fv.Addr().Interface())
+			continue
+		}
+		out[f.key] = fv.Interface()
 	}
 	return out
 }

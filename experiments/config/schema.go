@@ -77,18 +77,41 @@ type JetsFile struct {
 }
 
 // VectorData are the keys of data sets of labelled feature vectors (pam50, CSV files): how missing
-// values enter, how items are drawn from the rows, and the correlation-clustering energy that
-// scores their trees (see ../shared/design/pam50.md §5–6).
+// values enter, which rows are used and how items are drawn from them, and the split model that
+// scores their trees.
 type VectorData struct {
-	Missing     string  `yaml:"missing" default:"zero" help:"missing values: zero (filled with 0, as the paper) or mask (similarities over the features both items observe)"`
-	Subsamples  int     `yaml:"subsamples" default:"0" help:"items to draw, each a subsample of the rows; 0: the whole data set is one item"`
-	PerLabel    int     `yaml:"per_label" default:"2" help:"rows per known label in a subsample"`
-	Unknown     int     `yaml:"unknown" default:"2" help:"rows with an unknown label in a subsample"`
-	Sampling    string  `yaml:"sampling" default:"stratified" help:"stratified (random rows per label from the item's seed, never two identical vectors) or first (the first rows of each label, the same every time)"`
+	Missing    string   `yaml:"missing" default:"zero" help:"missing values: zero (filled with 0, as the paper) or mask (similarities over the features both items observe)"`
+	Classes    []string `yaml:"classes" default:"[]" help:"keep only the rows of these labels (for example the digits 0, 2 and 4); default: all rows"`
+	Binarize   string   `yaml:"binarize" default:"none" help:"none, or a number t: every feature becomes 1 where it exceeds t and 0 elsewhere (the BHC paper's binarised digits and spambase)"`
+	Subsamples int      `yaml:"subsamples" default:"0" help:"items to draw, each a subsample of the rows; 0: the whole data set is one item"`
+	PerLabel   int      `yaml:"per_label" default:"2" help:"rows per known label in a subsample"`
+	Unknown    int      `yaml:"unknown" default:"2" help:"rows with an unknown label in a subsample"`
+	Sampling   string   `yaml:"sampling" default:"stratified" help:"stratified (random rows per label from the item's seed, never two identical vectors) or first (the first rows of each label, the same every time)"`
+	SplitModel `yaml:",inline"`
+}
+
+// SplitModel chooses the split-potential model that scores a vector item's binary trees: the
+// log_likelihood of its records, and what greedy, beam search and the trellis optimise (see
+// ../shared/design/pam50.md §5–6).
+type SplitModel struct {
+	Model       string  `yaml:"split_model" default:"correlation" help:"correlation (the correlation-clustering energy below) or none (no split model: only the Bayesian algorithms and euclidean linkage run, and records have no log_likelihood; for data sets whose n² weights would not fit)"`
 	Similarity  string  `yaml:"similarity" default:"cosine" help:"weights of the correlation-clustering energy: cosine or pearson similarity"`
 	Centering   string  `yaml:"centering" default:"mean_with_diag" help:"subtracted from the similarities: mean_with_diag (the mean of all n² entries, as AstarTrellis), mean_without_diag, or none"`
 	WithinPairs string  `yaml:"within_pairs" default:"unordered" help:"negative edges inside a child counted once per pair (unordered, as AstarTrellis) or twice (ordered)"`
 	Beta        float64 `yaml:"beta" default:"1" help:"ψ = exp(−β·energy); the MAP does not depend on it, log Z and the marginals do"`
+}
+
+// MixtureSource is `generator: mixture`: labelled points from a mixture of Gaussians or of
+// independent Bernoulli features, for the Bayesian clustering experiments.
+type MixtureSource struct {
+	Items      int     `yaml:"items" default:"1" help:"number of data sets drawn (items), each from its own random stream"`
+	Kind       string  `yaml:"kind" default:"gaussian" help:"gaussian (spherical components with means uniform in a cube of side separation·√components) or bernoulli (each feature's probability per component from Beta(1/separation, 1/separation))"`
+	Components int     `yaml:"components" default:"4" help:"number of components (classes)"`
+	Points     int     `yaml:"points" required:"true" help:"points per data set, split evenly over the components (the first ones take the remainder)"`
+	Dims       int     `yaml:"dims" default:"2" help:"features per point"`
+	Separation float64 `yaml:"separation" default:"3" help:"how far apart the components are (see kind)"`
+	Spread     float64 `yaml:"spread" default:"1" help:"gaussian: the components' standard deviation"`
+	SplitModel `yaml:",inline"`
 }
 
 // PAM50File is `format: pam50`: UNC's PAM50 training matrix as distributed (TSV, genes in rows, a
@@ -112,14 +135,15 @@ type CSVFile struct {
 // datasetKeys are the keys every data set entry has; the source's own keys come from its struct.
 type datasetKeys struct {
 	Name      string `yaml:"name" required:"true" help:"data set name, unique in the config (letters, digits, '.', '_', '-')"`
-	Generator string `yaml:"generator" help:"generate the data: ginkgo"`
+	Generator string `yaml:"generator" help:"generate the data: ginkgo or mixture"`
 	File      string `yaml:"file" help:"read the data from this file (relative to the config file)"`
 	Format    string `yaml:"format" help:"file format: jets (default for .jsonl, .json), pam50 (UNC's PAM50 TSV), csv (default for .csv, .gz)"`
 }
 
 // generators maps `generator:` values to their source types.
 var generators = map[string]reflect.Type{
-	"ginkgo": reflect.TypeFor[GinkgoSource](),
+	"ginkgo":  reflect.TypeFor[GinkgoSource](),
+	"mixture": reflect.TypeFor[MixtureSource](),
 }
 
 // fileFormats maps `format:` values to their source types, and defaultFormats file extensions to
@@ -205,6 +229,11 @@ var (
 		"beam":           reflect.TypeFor[BeamParams](),
 		"sparse_trellis": reflect.TypeFor[SparseTrellisParams](),
 		"linkage":        reflect.TypeFor[LinkageParams](),
+		"bhc":            reflect.TypeFor[BHCParams](),
+		"rbhc":           reflect.TypeFor[RBHCParams](),
+		"embhc":          reflect.TypeFor[EMBHCParams](),
+		"bhc_exact":      reflect.TypeFor[BHCExactParams](),
+		"brt":            reflect.TypeFor[BRTParams](),
 	}
 	algorithmHelp = map[string]string{
 		"truth":          "scores the generating tree (data sets that have one; other items get no truth task)",
@@ -212,6 +241,11 @@ var (
 		"linkage":        "classical agglomerative clustering (average, single or complete linkage) of feature vectors; its tree is scored under the data set's model",
 		"sparse_trellis": "approximate MAP for large N: the exact dynamic program on the clusters of greedy and beam-search trees, all splits of small clusters and the best of random cuts of large ones; never worse than its seeds",
 		"beam":           "beam search over merges (the trellis papers' baseline): keeps the B best partial hierarchies level by level",
+		"bhc":            "Bayesian hierarchical clustering (Heller & Ghahramani 2005): greedy merges by the posterior r_k under a conjugate cluster model; log p(D|T), the Corollary-1 lower bound and flat clusters at r < 0.5; feature vectors only",
+		"rbhc":           "randomized BHC (2005 note, Fig. 3): BHC on a random subsample of m points, filter the rest to its two sides, recurse; O(n log n)",
+		"embhc":          "EMBHC (2005 note, Fig. 5): m clusters from a subsample, refined by hard EM, each resolved into a subtree (greedy BHC or RBHC), the subtrees merged by BHC",
+		"bhc_exact":      "the best binary tree under BHC with a fixed π, by dynamic programming over all subsets (n ≤ 20; O(3^n)); its gap to bhc with prior fixed measures how far greedy search falls short",
+		"brt":            "Bayesian rose trees (Blundell, Teh & Heller 2010): greedy join, absorb and collapse merges; rose trees with any number of children",
 		"trellis":        "the exact cluster trellis (AISTATS 2021): log Z over all (2N−3)!! trees, the MAP tree, the number of finite-likelihood trees, marginals and exact posterior samples; O(3^N) time, O(2^N) memory, practical to N ≈ 22",
 	}
 )
@@ -223,6 +257,7 @@ var reportHelp = map[string]string{
 	"likelihood_gap": "for every two algorithms, the mean ± std of their log-likelihood difference on the same items, in the layout of ML4PS 2020 Table 1, overall and by N; how often each reaches the exact MAP; a histogram of each difference",
 	"z_vs_map":       "log Z against the exact MAP per item, coloured by N, with y = x (ML4PS 2020 Fig. 3), and the distribution of log Z − MAP",
 	"purity":         "for labelled data: dendrogram purity (leaf- and pair-weighted), flat and adjusted purity per algorithm; for up to 50 items, a row per item with each tree's gap to the exact MAP and its purity",
+	"evidence":       "for the Bayesian algorithms: mean ± standard error of log p(D|T) per data set and algorithm, as the BRT slides' table (BHC with the DP prior, BHC with a fixed π, BRT), the Corollary-1 lower bound, and for every two algorithms the mean ± std of their difference on the same items and how often the first is within 1e-9 of the second",
 	"dendrograms":    "for labelled data: every algorithm's tree of the first item side by side, leaves named and coloured by class (grey: unknown), as ML4PS 2020 Fig. 4 (PNG and SVG)",
 }
 

@@ -2,8 +2,11 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -49,6 +52,8 @@ func (d *decoder) validate(cfg *Config, top keyLines) {
 		switch s := ds.Source.(type) {
 		case *GinkgoSource:
 			v.ginkgo(s)
+		case *MixtureSource:
+			v.mixture(s)
 		case *JetsFile:
 			v.jetLikelihood(s.JetLikelihood)
 			if s.Limit < 0 {
@@ -90,6 +95,8 @@ func (d *decoder) validate(cfg *Config, top keyLines) {
 			if p.Distance != "euclidean" && p.Distance != "weights" {
 				v.bad("distance", "must be euclidean or weights, got %q", p.Distance)
 			}
+		case *BHCParams, *RBHCParams, *EMBHCParams, *BHCExactParams, *BRTParams:
+			v.bayesian(p)
 		case *BeamParams:
 			if p.Dedup != "structure" && p.Dedup != "float" {
 				v.bad("dedup", "must be structure or float, got %q", p.Dedup)
@@ -122,19 +129,21 @@ func (v entryCheck) bad(key, format string, args ...any) {
 }
 
 func (v entryCheck) vectorData(d VectorData) {
-	oneOf := func(key, val string, allowed ...string) {
-		for _, a := range allowed {
-			if val == a {
-				return
-			}
+	oneOf(v, "missing", d.Missing, "zero", "mask")
+	oneOf(v, "sampling", d.Sampling, "stratified", "first")
+	v.splitModel(d.SplitModel)
+	if d.Binarize != "none" {
+		if x, err := strconv.ParseFloat(d.Binarize, 64); err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			v.bad("binarize", "must be none or a number, got %q", d.Binarize)
 		}
-		v.bad(key, "must be %s, got %q", strings.Join(allowed, " or "), val)
 	}
-	oneOf("missing", d.Missing, "zero", "mask")
-	oneOf("sampling", d.Sampling, "stratified", "first")
-	oneOf("similarity", d.Similarity, "cosine", "pearson")
-	oneOf("centering", d.Centering, "mean_with_diag", "mean_without_diag", "none")
-	oneOf("within_pairs", d.WithinPairs, "unordered", "ordered")
+	seen := map[string]bool{}
+	for _, c := range d.Classes {
+		if seen[c] {
+			v.bad("classes", "%q listed twice", c)
+		}
+		seen[c] = true
+	}
 	if d.Subsamples < 0 {
 		v.bad("subsamples", "must be 0 (the whole data set) or positive, got %d", d.Subsamples)
 	}
@@ -147,9 +156,45 @@ func (v entryCheck) vectorData(d VectorData) {
 	if d.Subsamples > 0 && d.PerLabel == 0 && d.Unknown == 0 {
 		v.bad("per_label", "a subsample needs rows: per_label and unknown are both 0")
 	}
-	if !(d.Beta > 0) {
-		v.bad("beta", "must be positive, got %v", d.Beta)
+}
+
+func oneOf(v entryCheck, key, val string, allowed ...string) {
+	if !slices.Contains(allowed, val) {
+		v.bad(key, "must be %s, got %q", strings.Join(allowed, " or "), val)
 	}
+}
+
+func (v entryCheck) splitModel(m SplitModel) {
+	oneOf(v, "split_model", m.Model, "correlation", "none")
+	oneOf(v, "similarity", m.Similarity, "cosine", "pearson")
+	oneOf(v, "centering", m.Centering, "mean_with_diag", "mean_without_diag", "none")
+	oneOf(v, "within_pairs", m.WithinPairs, "unordered", "ordered")
+	if !(m.Beta > 0) {
+		v.bad("beta", "must be positive, got %v", m.Beta)
+	}
+}
+
+func (v entryCheck) mixture(m *MixtureSource) {
+	oneOf(v, "kind", m.Kind, "gaussian", "bernoulli")
+	if m.Items < 1 {
+		v.bad("items", "must be at least 1, got %d", m.Items)
+	}
+	if m.Components < 1 {
+		v.bad("components", "must be at least 1, got %d", m.Components)
+	}
+	if m.Points < m.Components {
+		v.bad("points", "must be at least components (%d), got %d", m.Components, m.Points)
+	}
+	if m.Dims < 1 {
+		v.bad("dims", "must be at least 1, got %d", m.Dims)
+	}
+	if !(m.Separation > 0) {
+		v.bad("separation", "must be positive, got %v", m.Separation)
+	}
+	if !(m.Spread > 0) {
+		v.bad("spread", "must be positive, got %v", m.Spread)
+	}
+	v.splitModel(m.SplitModel)
 }
 
 func (v entryCheck) sparseTrellis(p *SparseTrellisParams) {

@@ -5,7 +5,10 @@
 package inputs
 
 import (
+	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,6 +21,7 @@ import (
 	"hcbench/experiments/config"
 	"hcbench/experiments/seeds"
 	"hcbench/generators/ginkgo"
+	"hcbench/generators/mixture"
 )
 
 // Item is one unit of data that an algorithm clusters, for example one jet.
@@ -25,7 +29,8 @@ type Item struct {
 	Dataset string
 	Index   int
 	ID      string
-	// Model scores splits of the item's leaves.
+	// Model scores splits of the item's leaves; nil for vector data without a split model
+	// (split_model: none).
 	Model model.Model
 	// Truth is the generating tree when known, with its log-likelihood under Model.
 	Truth              *tree.Tree
@@ -44,7 +49,12 @@ type Item struct {
 }
 
 // Leaves returns the number of leaves.
-func (it *Item) Leaves() int { return it.Model.Items() }
+func (it *Item) Leaves() int {
+	if it.Model == nil {
+		return len(it.Vectors)
+	}
+	return it.Model.Items()
+}
 
 // Dataset is a config data set opened for planning. Its item ids are known before anything is
 // generated.
@@ -93,6 +103,11 @@ func Open(cfg *config.Config, ds config.Dataset) (*Dataset, error) {
 		d.ids = indexIDs(src.Jets)
 		d.hasTruth = func(int) bool { return true }
 		d.load = func(i int) (*Item, error) { return generateJet(cfg.Seed, ds.Name, d.ids[i], i, src) }
+	case *config.MixtureSource:
+		d.Generated = true
+		d.ids = indexIDs(src.Items)
+		d.hasTruth = func(int) bool { return false }
+		d.load = func(i int) (*Item, error) { return generateMixture(cfg.Seed, ds.Name, d.ids[i], i, src) }
 	case *config.JetsFile:
 		path := cfg.Resolve(src.Path)
 		js, err := jets.ReadFile(path)
@@ -131,6 +146,15 @@ func (d *Dataset) openVectors(cfg *config.Config, file, format string, o labelle
 	if err != nil {
 		return fmt.Errorf("data set %s: %w", d.Name, err)
 	}
+	if len(vd.Classes) > 0 {
+		if data, err = keepClasses(data, vd.Classes); err != nil {
+			return fmt.Errorf("data set %s: %w", d.Name, err)
+		}
+	}
+	if vd.Binarize != "none" {
+		t, _ := strconv.ParseFloat(vd.Binarize, 64) // validated
+		binarize(data.X, t)
+	}
 	d.hasTruth = func(int) bool { return false }
 	if vd.Subsamples == 0 {
 		d.ids = []string{"all"}
@@ -158,24 +182,93 @@ func (d *Dataset) openVectors(cfg *config.Config, file, format string, o labelle
 	return nil
 }
 
-// vectorItem makes the item of a table of vectors, with its correlation-clustering model.
+// vectorItem makes the item of a table of vectors, with its split model.
 func vectorItem(dataset, id string, index int, sub *labelled.Data, vd config.VectorData) (*Item, error) {
 	missing := sub.Missing
 	if vd.Missing == "zero" {
 		sub.FillMissing(0)
 	}
-	p := correlation.Params{
-		Similarity:  map[string]correlation.Similarity{"cosine": correlation.Cosine, "pearson": correlation.Pearson}[vd.Similarity],
-		Centering:   map[string]correlation.Centering{"mean_with_diag": correlation.MeanWithDiag, "mean_without_diag": correlation.MeanWithoutDiag, "none": correlation.NoCentering}[vd.Centering],
-		Ordered:     vd.WithinPairs == "ordered",
-		Beta:        vd.Beta,
-		MaskMissing: vd.Missing == "mask",
-	}
-	m, err := correlation.New(sub.X, p)
+	m, err := splitModel(sub.X, vd.SplitModel, vd.Missing == "mask")
 	if err != nil {
 		return nil, err
 	}
 	return &Item{Dataset: dataset, Index: index, ID: id, Model: m, Names: sub.Names, Labels: sub.Labels, Vectors: sub.X, MissingCells: missing}, nil
+}
+
+// splitModel builds the split model of vectors: the correlation-clustering energy, or none (a
+// nil model.Model).
+func splitModel(x [][]float64, sm config.SplitModel, mask bool) (model.Model, error) {
+	if sm.Model == "none" {
+		return nil, nil
+	}
+	p := correlation.Params{
+		Similarity:  map[string]correlation.Similarity{"cosine": correlation.Cosine, "pearson": correlation.Pearson}[sm.Similarity],
+		Centering:   map[string]correlation.Centering{"mean_with_diag": correlation.MeanWithDiag, "mean_without_diag": correlation.MeanWithoutDiag, "none": correlation.NoCentering}[sm.Centering],
+		Ordered:     sm.WithinPairs == "ordered",
+		Beta:        sm.Beta,
+		MaskMissing: mask,
+	}
+	m, err := correlation.New(x, p)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// keepClasses returns the rows of data whose label is one of classes, each of which must occur.
+func keepClasses(data *labelled.Data, classes []string) (*labelled.Data, error) {
+	if data.Labels == nil {
+		return nil, errors.New("classes: the data have no labels")
+	}
+	counts := data.LabelCounts()
+	for _, c := range classes {
+		if counts[c] == 0 {
+			return nil, fmt.Errorf("classes: no row has the label %q", c)
+		}
+	}
+	var rows []int
+	for i, l := range data.Labels {
+		if slices.Contains(classes, l) {
+			rows = append(rows, i)
+		}
+	}
+	return data.Subset(rows), nil
+}
+
+// binarize sets every feature to 1 where it exceeds t and to 0 elsewhere; missing values stay
+// missing.
+func binarize(x [][]float64, t float64) {
+	for _, row := range x {
+		for j, v := range row {
+			switch {
+			case math.IsNaN(v):
+			case v > t:
+				row[j] = 1
+			default:
+				row[j] = 0
+			}
+		}
+	}
+}
+
+// generateMixture draws one labelled mixture data set from the item's stream.
+func generateMixture(master uint64, dataset, id string, index int, src *config.MixtureSource) (*Item, error) {
+	kind := mixture.Gaussian
+	if src.Kind == "bernoulli" {
+		kind = mixture.Bernoulli
+	}
+	data, err := mixture.Draw(seeds.Stream(master, DataKey(dataset, id)), mixture.Params{
+		Kind: kind, Components: src.Components, Points: src.Points, Dims: src.Dims,
+		Separation: src.Separation, Spread: src.Spread,
+	})
+	if err != nil {
+		return nil, err
+	}
+	m, err := splitModel(data.X, src.SplitModel, false)
+	if err != nil {
+		return nil, err
+	}
+	return &Item{Dataset: dataset, Index: index, ID: id, Model: m, Labels: data.Labels, Vectors: data.X}, nil
 }
 
 func indexIDs(n int) []string {

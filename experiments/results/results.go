@@ -67,6 +67,18 @@ type Record struct {
 	// FlatPurity and AdjustedPurity score an algorithm's flat clustering, where it has one.
 	FlatPurity     *float64 `json:"flat_purity,omitempty"`
 	AdjustedPurity *float64 `json:"adjusted_purity,omitempty"`
+	// LogEvidence is log p(D|T) of the returned tree under the cluster model (the Bayesian
+	// algorithms: bhc, rbhc, embhc, bhc_exact, brt).
+	LogEvidence *LogProb `json:"log_evidence,omitempty"`
+	// LowerBound is the BHC paper's Corollary-1 lower bound on the log marginal likelihood of the
+	// Dirichlet-process mixture (BHC variants with the DP prior).
+	LowerBound *LogProb `json:"lower_bound,omitempty"`
+	// Clusters is the algorithm's flat clustering as lists of item indices (0-based, ascending),
+	// for the Bayesian algorithms the cut of the tree at r < 0.5 named in params.cut.
+	Clusters [][]int `json:"clusters,omitempty"`
+	// Merges are the quantities of every merge node of a BHC tree, in creation order (BHC
+	// variants with params.merges true).
+	Merges []Merge `json:"merges,omitempty"`
 	// SparseClusters and SparseSplits are the size of a sparse trellis (its vertices and edges).
 	SparseClusters int      `json:"sparse_clusters,omitempty"`
 	SparseSplits   int      `json:"sparse_splits,omitempty"`
@@ -87,6 +99,19 @@ type Marginals struct {
 type ClusterMarginal struct {
 	Cluster []int   `json:"cluster"`
 	P       float64 `json:"p"`
+}
+
+// Merge is one merge node k of a BHC tree: its id (leaves are 0..n−1, merges n, n+1, … in
+// creation order), its children, size n_k, and log p(D_k|H1), log π_k, log r_k and
+// log p(D_k|T_k).
+type Merge struct {
+	Node     int     `json:"node"`
+	Children [2]int  `json:"children"`
+	Size     int     `json:"size"`
+	LogML    LogProb `json:"log_ml"`
+	LogPi    LogProb `json:"log_pi"`
+	LogR     LogProb `json:"log_r"`
+	LogP     LogProb `json:"log_p"`
 }
 
 // TreeSample is a tree drawn from the posterior and its log-likelihood.

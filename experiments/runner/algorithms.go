@@ -23,7 +23,9 @@ import (
 
 // solution is what an algorithm returns for a record.
 type solution struct {
-	tree          *tree.Tree
+	tree *tree.Tree
+	// logLikelihood is the tree's log-likelihood under the item's split model; NaN when there is
+	// none (split_model: none, or a rose tree), and the record then has no log_likelihood.
 	logLikelihood float64
 	warnings      []string
 	// clusters is the algorithm's flat clustering (lists of items), where it has one.
@@ -34,6 +36,15 @@ type solution struct {
 
 // solve runs one algorithm variant on an item. rng is the task's own stream.
 func solve(ctx context.Context, a config.Algorithm, it *inputs.Item, rng *rand.Rand) (solution, error) {
+	switch a.Params.(type) {
+	case *config.BHCParams, *config.RBHCParams, *config.EMBHCParams, *config.BHCExactParams, *config.BRTParams:
+		return solveBayes(ctx, a.Params, it, rng)
+	case *config.LinkageParams:
+	default:
+		if it.Model == nil {
+			return solution{}, fmt.Errorf("%s needs a split model, and this data set has split_model: none", a.Name)
+		}
+	}
 	switch p := a.Params.(type) {
 	case *config.TruthParams:
 		if it.Truth == nil {
@@ -171,9 +182,11 @@ func solveLinkage(ctx context.Context, p *config.LinkageParams, it *inputs.Item)
 	if err != nil {
 		return solution{}, err
 	}
-	ll, err := model.TreeLogLikelihood(it.Model, t)
-	if err != nil {
-		return solution{}, err
+	ll := math.NaN()
+	if it.Model != nil {
+		if ll, err = model.TreeLogLikelihood(it.Model, t); err != nil {
+			return solution{}, err
+		}
 	}
 	return solution{tree: t, logLikelihood: ll}, nil
 }

@@ -361,7 +361,10 @@ func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet) (re
 		rec.Error = err.Error()
 		return rec, true
 	}
-	rec.LogLikelihood = results.Log(sol.logLikelihood)
+	if !math.IsNaN(sol.logLikelihood) {
+		rec.LogLikelihood = results.Log(sol.logLikelihood)
+	}
+	rec.Clusters = sol.clusters
 	rec.Newick = sol.tree.Newick(it.Names)
 	rec.Warnings = sol.warnings
 	if sol.fill != nil {
