@@ -280,3 +280,43 @@ func TestDendrograms(t *testing.T) {
 		t.Errorf("unlabelled data: %v, %v", files, err)
 	}
 }
+
+// evidenceRecords are Bayesian records on two data sets: an exact optimum and greedy fixed-π
+// BHC that tie on one item and not on another, a DP run with lower bounds, a rose tree without a
+// log-likelihood, and a failure that must not count.
+func evidenceRecords() Input {
+	in := Input{Experiment: "bayes", Datasets: []string{"toy", "digits"}, Algorithms: []string{"bhc", "fixed", "exact", "brt"}}
+	add := func(ds, item, alg string, ev, lb float64, clusters int) {
+		r := results.Record{Schema: results.RecordSchema, Dataset: ds, Item: item, Algorithm: alg, AlgorithmName: alg, LogEvidence: results.Log(ev)}
+		if !math.IsNaN(lb) {
+			r.LowerBound = results.Log(lb)
+		}
+		for i := range clusters {
+			r.Clusters = append(r.Clusters, []int{i})
+		}
+		in.Records = append(in.Records, r)
+	}
+	nan := math.NaN()
+	add("toy", "0", "bhc", -230, -233.5, 3)
+	add("toy", "1", "bhc", -228, -231.5, 2)
+	add("toy", "0", "fixed", -170, nan, 5)
+	add("toy", "1", "fixed", -168.5, nan, 4)
+	add("toy", "0", "exact", -170+1e-12, nan, 5)
+	add("toy", "1", "exact", -167.25, nan, 4)
+	add("toy", "0", "brt", -167, nan, 3)
+	add("toy", "1", "brt", -166, nan, 3)
+	add("digits", "0", "bhc", -4154, -4160, 7)
+	add("digits", "0", "brt", -3748, nan, 9)
+	in.Records = append(in.Records, results.Record{Schema: results.RecordSchema, Dataset: "digits", Item: "1", Algorithm: "bhc", Error: "boom"})
+	return in
+}
+
+func TestEvidenceGolden(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Write([]string{"evidence"}, evidenceRecords(), dir); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, filepath.Join(dir, "evidence.md"), "evidence.md")
+	golden(t, filepath.Join(dir, "evidence.csv"), "evidence.csv")
+	golden(t, filepath.Join(dir, "evidence_differences.csv"), "evidence_differences.csv")
+}
