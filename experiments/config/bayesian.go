@@ -13,7 +13,7 @@ import (
 // ClusterModel chooses p(D|H1), the conjugate marginal likelihood of a cluster that the Bayesian
 // algorithms score with (bayesian.md §5).
 type ClusterModel struct {
-	Model string   `yaml:"model" default:"niw" help:"cluster marginal likelihood: niw (Normal-Inverse-Wishart; real features), bernoulli (Beta-Bernoulli; features 0 or 1) or categorical (Dirichlet-categorical; features coded 0, 1, …, V−1)"`
+	Model string   `yaml:"model" default:"niw" help:"cluster marginal likelihood: niw (Normal-Inverse-Wishart; real features), bernoulli (Beta-Bernoulli; features 0 or 1), categorical (Dirichlet-categorical; features coded 0, 1, …, V−1), or auto (bernoulli for an item whose features are all 0 or 1, else niw; records say which in params.model_used)"`
 	NIW   NIWPrior `yaml:"niw" help:"Normal-Inverse-Wishart hyperparameters (model niw)"`
 	CC    CC       `yaml:"cc" default:"1" help:"models bernoulli and categorical, Bioconductor BHC's recipe A_vj = cc·(count of value v in feature j + 1)/(n + 1): a positive number, or optimise (halve and double cc from 1, up to 10 times each, while the evidence of the algorithm's tree improves, then a golden-section search with tolerance 1 on the bracket, as Bioconductor)"`
 }
@@ -112,9 +112,9 @@ type BRTParams struct {
 
 func (v entryCheck) clusterModel(c *ClusterModel, defaultG float64) {
 	switch c.Model {
-	case "niw", "bernoulli", "categorical":
+	case "niw", "bernoulli", "categorical", "auto":
 	default:
-		v.bad("model", "must be niw, bernoulli or categorical, got %q", c.Model)
+		v.bad("model", "must be niw, bernoulli, categorical or auto, got %q", c.Model)
 	}
 	n := &c.NIW
 	explicit := n.Nu0 != 0 || len(n.Mu0) > 0 || len(n.Lambda0) > 0

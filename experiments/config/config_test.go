@@ -285,7 +285,7 @@ algorithms:
   - {name: embhc, label: e, m: 4, steps: 2}
   - {name: bhc_exact, label: x, pi: 0.4}
   - {name: brt, gamma: 0.3, model: bernoulli, cc: optimise}
-  - {name: bhc, label: cat, model: categorical, cc: 0.5, cut: cut_every, merges: true}
+  - {name: bhc, label: cat, model: categorical, cc: 0.5, cut: cut_every, merges: true, datasets: [c]}
 `
 	cfg, err := Parse("b.yaml", []byte(src))
 	if err != nil {
@@ -307,6 +307,9 @@ algorithms:
 	}
 	if b := cfg.Algorithms[5].Params.(*BRTParams); b.Gamma != 0.3 || !b.CC.Optimise || b.NIW.G != 10 || b.JoinOnly {
 		t.Errorf("brt: %+v", b)
+	}
+	if a := cfg.Algorithms[6]; len(a.Datasets) != 1 || a.Datasets[0] != "c" || len(cfg.Algorithms[0].Datasets) != 0 {
+		t.Errorf("datasets of %s: %v", a.Label, a.Datasets)
 	}
 	if m := cfg.Datasets[0].Source.(*MixtureSource); m.Kind != "gaussian" || m.Components != 4 || m.Dims != 2 || m.Items != 2 || m.SplitModel.Model != "correlation" {
 		t.Errorf("mixture defaults: %+v", m)
@@ -344,6 +347,7 @@ algorithms:
   - {name: brt, gamma: 1}
   - {name: rbhc, filter: middle}
   - {name: bhc_exact, pi: 0}
+  - {name: bhc, label: z, datasets: [g, nope]}
 `
 	_, err = Parse("bad.yaml", []byte(bad))
 	for _, want := range []string{
@@ -360,6 +364,7 @@ algorithms:
 		"bad.yaml:12: algorithms[5].gamma: must lie in (0, 1), got 1",
 		`bad.yaml:13: algorithms[6].filter: must be note or logodds, got "middle"`,
 		"bad.yaml:14: algorithms[7].pi: must lie in (0, 1), got 0",
+		`bad.yaml:15: algorithms[8].datasets: no data set is named "nope"`,
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not contain %q:\n%v", want, err)

@@ -148,6 +148,9 @@ func (c *Config) Resolved() ([]byte, error) {
 		m := &yaml.Node{Kind: yaml.MappingNode}
 		appendKV(m, "name", a.Name)
 		appendKV(m, "label", a.Label)
+		if len(a.Datasets) > 0 {
+			appendKV(m, "datasets", a.Datasets)
+		}
 		appendStruct(m, reflect.ValueOf(a.Params).Elem())
 		as.Content = append(as.Content, m)
 	}

@@ -248,7 +248,7 @@ func (d *decoder) algorithms(cfg *Config, root *yaml.Node, top keyLines) {
 			if !ok {
 				continue
 			}
-			a.Name, a.Label = keys.Name, keys.Label
+			a.Name, a.Label, a.Datasets = keys.Name, keys.Label, keys.Datasets
 			if a.Label == "" {
 				a.Label = a.Name
 			}

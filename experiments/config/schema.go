@@ -167,7 +167,9 @@ var (
 type Algorithm struct {
 	Name  string
 	Label string
-	Line  int
+	// Datasets are the data sets the variant runs on; empty means all.
+	Datasets []string
+	Line     int
 	// Params points to the algorithm's parameter struct (see algorithmParams), defaults applied.
 	Params any
 
@@ -176,8 +178,9 @@ type Algorithm struct {
 
 // algorithmKeys are the keys every algorithm mapping has.
 type algorithmKeys struct {
-	Name  string `yaml:"name" required:"true" help:"the algorithm"`
-	Label string `yaml:"label" help:"names this variant in results and reports; default: the name; must be unique"`
+	Name     string   `yaml:"name" required:"true" help:"the algorithm"`
+	Label    string   `yaml:"label" help:"names this variant in results and reports; default: the name; must be unique"`
+	Datasets []string `yaml:"datasets" help:"run this variant only on these data sets (names); default: all of them"`
 }
 
 // TruthParams: `truth` scores the generating tree of items that have one.

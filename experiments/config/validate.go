@@ -102,6 +102,11 @@ func (d *decoder) validate(cfg *Config, top keyLines) {
 				v.bad("dedup", "must be structure or float, got %q", p.Dedup)
 			}
 		}
+		for _, ds := range a.Datasets {
+			if _, ok := names[ds]; !ok {
+				v.bad("datasets", "no data set is named %q", ds)
+			}
+		}
 		if !namePattern.MatchString(a.Label) {
 			d.addf(line, "algorithms[%d].label: %q must start with a letter or digit and hold only letters, digits, '.', '_' and '-'", i, a.Label)
 		} else if prev, dup := labels[a.Label]; dup {

@@ -6,6 +6,7 @@ package plan
 import (
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 
 	"hcbench/experiments/config"
@@ -38,7 +39,8 @@ type Plan struct {
 
 // New opens the data sets of cfg (reading data files, generating nothing) and lists the tasks:
 // data sets in config order, items in data set order, algorithms in config order. The truth
-// algorithm gets a task only for items that have a generating tree.
+// algorithm gets a task only for items that have a generating tree, and a variant restricted to
+// some data sets only for their items.
 func New(cfg *config.Config) (*Plan, error) {
 	p := &Plan{Config: cfg}
 	for _, ds := range cfg.Datasets {
@@ -51,7 +53,7 @@ func New(cfg *config.Config) (*Plan, error) {
 	for _, d := range p.Datasets {
 		for i := range d.Len() {
 			for _, a := range cfg.Algorithms {
-				if a.Name == "truth" && !d.HasTruth(i) {
+				if a.Name == "truth" && !d.HasTruth(i) || len(a.Datasets) > 0 && !slices.Contains(a.Datasets, d.Name) {
 					continue
 				}
 				p.Tasks = append(p.Tasks, Task{Key: Key(d.Name, d.ID(i), a.Label), Dataset: d, Item: i, Algorithm: a})

@@ -48,6 +48,15 @@ func solveBayes(ctx context.Context, params any, it *inputs.Item, rng *rand.Rand
 	case *config.BRTParams:
 		cm = p.ClusterModel
 	}
+	if cm.Model == "auto" {
+		cm.Model = "bernoulli"
+		for _, row := range x {
+			if slices.ContainsFunc(row, func(v float64) bool { return v != 0 && v != 1 }) {
+				cm.Model = "niw"
+				break
+			}
+		}
+	}
 	var seed [32]byte
 	for i := range seed {
 		seed[i] = byte(rng.Uint32())
@@ -84,6 +93,7 @@ func solveBayes(ctx context.Context, params any, it *inputs.Item, rng *rand.Rand
 			r.LowerBound = results.Log(*o.lowerBound)
 		}
 		r.Merges = o.merges
+		r.Params["model_used"] = cm.Model
 		if cm.Model != "niw" {
 			r.Params["cc_used"] = cc
 		}
