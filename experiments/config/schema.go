@@ -27,6 +27,21 @@ type Header struct {
 	Seed     uint64 `yaml:"seed" default:"1" help:"master seed; every data item and every task derives its own random stream from it and a stable key, so results do not depend on worker count or order"`
 	SaveData bool   `yaml:"save_data" default:"false" help:"also write the generated data sets to data/<name>.jsonl in the run directory (the -save-data flag does the same)"`
 	Workers  int    `yaml:"workers" default:"0" help:"tasks run at once; 0: all cores. 1 gives each task the whole machine, which timing studies want (the trellis runs its own threads); the -workers flag overrides it"`
+	Shards   int    `yaml:"shards" default:"0" help:"the number of shards when the shard index comes from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX); the -shards flag overrides it; 0: not set"`
+	// Thresholds are how much worse a later run may be before compare calls it a regression.
+	Thresholds Thresholds `yaml:"thresholds" help:"regression thresholds for hcbench compare (a later run of this config against an earlier one); flags of compare override them"`
+}
+
+// Thresholds are the largest changes that compare accepts, per data set and algorithm, between
+// the means of an earlier and a later run over the tasks both finished. A quality metric that
+// gets worse by more than its threshold is a regression (exit 1), as is a task that succeeded
+// before and fails now.
+type Thresholds struct {
+	LogLikelihood float64 `yaml:"log_likelihood" json:"log_likelihood" default:"1e-6" help:"largest drop of the mean log-likelihood (nats)"`
+	ExactGap      float64 `yaml:"exact_gap" json:"exact_gap" default:"1e-6" help:"largest rise of the mean gap to the exact MAP (nats; items where a trellis ran)"`
+	LogEvidence   float64 `yaml:"log_evidence" json:"log_evidence" default:"1e-6" help:"largest drop of the mean log evidence of the Bayesian algorithms (nats)"`
+	Purity        float64 `yaml:"purity" json:"purity" default:"0.001" help:"largest drop of the mean dendrogram purity (leaf-weighted)"`
+	Time          float64 `yaml:"time" json:"time" default:"0" help:"largest slowdown of the median task time, as a fraction (0.2: 20% slower), counted only when a Mann-Whitney U test finds the change significant (p < 0.05); 0: time is reported, never a regression"`
 }
 
 // listKeys are the top-level keys that hold lists; their entries are described separately.

@@ -3,6 +3,7 @@ package results
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"hcbench/experiments/config"
 )
 
 // ManifestSchema is the version of Manifest written by this build.
@@ -51,7 +54,30 @@ type Manifest struct {
 	Finished       int       `json:"finished"`
 	Failed         int       `json:"failed"`
 	Warnings       []string  `json:"warnings,omitempty"`
+	// ConfigHash is the sha256 of the resolved config (config.yaml) with workers left out, which
+	// do not change results. Resuming into a run directory, or merging shards, needs it equal.
+	ConfigHash string `json:"config_hash"`
+	// Shard is the part of the plan this run did; nil for a whole run or a merge.
+	Shard *Shard `json:"shard,omitempty"`
+	// MergedFrom lists the shard manifests a merged run was made from.
+	MergedFrom []string `json:"merged_from,omitempty"`
+	// Datasets, Algorithms and Reports are the config's data set names, algorithm labels and
+	// reports, in config order, so that reports can be rebuilt from the run directory alone.
+	Datasets   []string `json:"datasets"`
+	Algorithms []string `json:"algorithms"`
+	Reports    []string `json:"reports"`
+	// Thresholds are the config's regression thresholds, which compare reads from the later run.
+	Thresholds config.Thresholds `json:"thresholds"`
 }
+
+// Shard is shard Index of Count (0 ≤ Index < Count): the tasks whose position k in the plan has
+// k mod Count = Index.
+type Shard struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+}
+
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 
 // NewManifest fills in the tool, build and host fields.
 func NewManifest() Manifest {
@@ -130,4 +156,20 @@ func (m *Manifest) WriteFile(path string) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// ReadManifest reads a manifest file, refusing other schema versions.
+func ReadManifest(path string) (Manifest, error) {
+	var m Manifest
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return m, err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, fmt.Errorf("%s: not a run manifest: %v", path, err)
+	}
+	if m.Schema != ManifestSchema {
+		return m, fmt.Errorf("%s: manifest schema %d, this build reads %d", path, m.Schema, ManifestSchema)
+	}
+	return m, nil
 }
