@@ -13,15 +13,18 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/term"
 
+	"hcbench/experiments/compare"
 	"hcbench/experiments/config"
 	"hcbench/experiments/plan"
 	"hcbench/experiments/results"
@@ -39,15 +42,25 @@ const (
 const usage = `hcbench: exact and approximate hierarchical clustering experiments
 
 Usage:
-  hcbench run CONFIG [-out DIR] [-workers N] [-save-data]
-                               run an experiment and write its run directory and reports
+  hcbench run CONFIG [-out DIR] [-workers N] [-save-data] [-shard I/N] [-shards N]
+                               run an experiment (or one shard of it) and write its run directory;
+                               run again into the same directory to resume
+  hcbench merge [-out DIR] [-partial] DIR...
+                               join the shards found in the directories into one run, with reports
+  hcbench report DIR           rebuild the reports, bench.txt and index.html of a run from its records
+  hcbench compare [thresholds] OLD NEW
+                               compare two runs task by task; exit 1 when quality regressed
   hcbench validate CONFIG...   check configs (and read their data files) without running
   hcbench plan CONFIG          print the task list of a config
   hcbench help                 this text
   hcbench help config          every config key, its meaning and default
 
 With go run: go run . run configs/quickstart.yaml
-Exit codes: 0 ok, 1 bad input or failed tasks, 2 usage error, 130 interrupted.
+Shards: -shard I/N runs the tasks at plan positions k with k mod N = I (0 ≤ I < N). Without it the
+shard comes from the batch system: Slurm arrays (SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN of
+SLURM_ARRAY_TASK_COUNT) or Kubernetes Indexed Jobs (JOB_COMPLETION_INDEX of -shards N or the config's
+shards); with HTCondor pass -shard $(Process)/N.
+Exit codes: 0 ok, 1 bad input, failed tasks or a regression, 2 usage error, 130 interrupted.
 `
 
 // Main runs the command line args (without the program name) and returns the exit code. Ctrl-C
@@ -68,6 +81,12 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "run":
 		return cmdRun(ctx, rest, stdout, stderr)
+	case "merge":
+		return cmdMerge(rest, stdout, stderr)
+	case "report":
+		return cmdReport(rest, stdout, stderr)
+	case "compare":
+		return cmdCompare(rest, stdout, stderr)
 	case "validate":
 		return cmdValidate(rest, stdout, stderr)
 	case "plan":
@@ -180,8 +199,10 @@ func cmdPlan(args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("run", stderr, "run CONFIG [-out DIR] [-workers N] [-save-data]")
-	out := fs.String("out", "", "run directory (default runs/<name>-<UTC time>); must not exist or be empty")
+	fs := newFlags("run", stderr, "run CONFIG [-out DIR] [-workers N] [-save-data] [-shard I/N] [-shards N]")
+	out := fs.String("out", "", "run directory (default runs/<name>-<UTC time>, or runs/<name>-shards for a shard); a directory of the same config is resumed")
+	shardSpec := fs.String("shard", "", "run only shard I of N (I/N, 0 ≤ I < N); default: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX if set")
+	shardCount := fs.Int("shards", 0, "number of shards, for JOB_COMPLETION_INDEX (overrides the config's shards)")
 	workers := fs.Int("workers", 0, "tasks run at once (default: the config's workers, else all cores)")
 	saveData := fs.Bool("save-data", false, "also write generated data sets to data/<name>.jsonl in the run directory")
 	every := fs.Duration("progress", 10*time.Second, "when stderr is not a terminal, log a progress line this often (0: never)")
@@ -201,14 +222,23 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return ExitFailure
 	}
+	shard, err := chooseShard(*shardSpec, *shardCount, p.Config.Shards, os.Getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, "hcbench:", err)
+		return ExitUsage
+	}
 	dir := *out
-	if dir == "" {
+	switch {
+	case dir == "" && shard != nil:
+		dir = filepath.Join("runs", p.Config.Name+"-shards")
+	case dir == "":
 		dir = defaultRunDir(p.Config.Name, time.Now())
 	}
 	terminal := isTerminal(stderr)
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	o, err := runner.Run(ctx, p, runner.Options{
 		Dir:           dir,
+		Shard:         shard,
 		Workers:       *workers,
 		SaveData:      *saveData,
 		Args:          append([]string{"run"}, args...),
@@ -225,11 +255,17 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	m := o.Manifest
 	fmt.Fprintf(stdout, "run directory: %s\n", o.Dir)
-	fmt.Fprintf(stdout, "tasks: %d finished of %d, %d failed\n", m.Finished, m.Tasks, m.Failed)
-	for _, r := range o.Reports {
-		if filepath.Ext(r) == ".md" {
-			fmt.Fprintf(stdout, "report: %s\n", r)
-		}
+	if m.Shard != nil {
+		fmt.Fprintf(stdout, "shard %v: ", m.Shard)
+	}
+	fmt.Fprintf(stdout, "tasks: %d finished of %d, %d failed", m.Finished, m.Tasks, m.Failed)
+	if o.Resumed > 0 {
+		fmt.Fprintf(stdout, " (%d found finished and skipped)", o.Resumed)
+	}
+	fmt.Fprintln(stdout)
+	printReports(stdout, o.Reports)
+	if m.Shard != nil && m.Status == results.StatusComplete {
+		fmt.Fprintf(stdout, "merge the shards with: hcbench merge %s\n", o.Dir)
 	}
 	switch {
 	case m.Status == results.StatusInterrupted:
@@ -238,6 +274,144 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case err != nil || m.Failed > 0 || len(m.Warnings) > 0:
 		return ExitFailure
 	}
+	return ExitOK
+}
+
+// printReports lists the Markdown reports and the HTML page of a run.
+func printReports(w io.Writer, files []string) {
+	for _, r := range files {
+		if ext := filepath.Ext(r); ext == ".md" || ext == ".html" {
+			fmt.Fprintf(w, "report: %s\n", r)
+		}
+	}
+}
+
+// chooseShard picks the shard of a run: the -shard flag, else the batch system's environment
+// (Slurm arrays, Kubernetes Indexed Jobs), else none (every task). count is the -shards flag and
+// cfgCount the config's shards, used with JOB_COMPLETION_INDEX.
+func chooseShard(spec string, count, cfgCount int, getenv func(string) string) (*results.Shard, error) {
+	if spec != "" {
+		return parseShard(spec)
+	}
+	if id := getenv("SLURM_ARRAY_TASK_ID"); id != "" {
+		n := getenv("SLURM_ARRAY_TASK_COUNT")
+		if n == "" {
+			return nil, fmt.Errorf("SLURM_ARRAY_TASK_ID is %s but SLURM_ARRAY_TASK_COUNT is not set; give -shard I/N", id)
+		}
+		i, err1 := strconv.Atoi(id)
+		c, err2 := strconv.Atoi(n)
+		lo := 0
+		if m := getenv("SLURM_ARRAY_TASK_MIN"); m != "" {
+			var err error
+			if lo, err = strconv.Atoi(m); err != nil {
+				return nil, fmt.Errorf("SLURM_ARRAY_TASK_MIN %q is not an integer", m)
+			}
+		}
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("SLURM_ARRAY_TASK_ID %q and SLURM_ARRAY_TASK_COUNT %q must be integers", id, n)
+		}
+		s, err := newShard(i-lo, c)
+		if err != nil {
+			return nil, fmt.Errorf("from SLURM_ARRAY_TASK_ID %d (min %d) and SLURM_ARRAY_TASK_COUNT %d: %w (hcbench wants the array to be contiguous, e.g. --array=0-%d)", i, lo, c, err, c-1)
+		}
+		return s, nil
+	}
+	if id := getenv("JOB_COMPLETION_INDEX"); id != "" {
+		if count == 0 {
+			count = cfgCount
+		}
+		if count == 0 {
+			return nil, fmt.Errorf("JOB_COMPLETION_INDEX is %s but the number of shards is not given: pass -shards N (the Job's completions) or set shards in the config", id)
+		}
+		i, err := strconv.Atoi(id)
+		if err != nil {
+			return nil, fmt.Errorf("JOB_COMPLETION_INDEX %q is not an integer", id)
+		}
+		return newShard(i, count)
+	}
+	return nil, nil
+}
+
+// parseShard reads "I/N".
+func parseShard(spec string) (*results.Shard, error) {
+	a, b, ok := strings.Cut(spec, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil {
+		return nil, fmt.Errorf("-shard wants I/N with integers, shard I of N counted from 0 (for example 0/4), got %q", spec)
+	}
+	return newShard(i, n)
+}
+
+// newShard checks 0 ≤ i < n; n = 1 means the whole run.
+func newShard(i, n int) (*results.Shard, error) {
+	switch {
+	case n < 1:
+		return nil, fmt.Errorf("the number of shards must be at least 1, got %d", n)
+	case i < 0 || i >= n:
+		return nil, fmt.Errorf("shard index %d is outside 0 to %d (shards are counted from 0)", i, n-1)
+	case n == 1:
+		return nil, nil
+	}
+	return &results.Shard{Index: i, Count: n}, nil
+}
+
+func cmdMerge(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("merge", stderr, "merge [-out DIR] [-partial] DIR...")
+	out := fs.String("out", "", "the merged run directory (default runs/<name>-merged-<UTC time>); must not exist or be empty")
+	partial := fs.Bool("partial", false, "merge even when tasks are missing (the manifest then says incomplete)")
+	dirs, err := parse(fs, args)
+	if err != nil {
+		return ExitUsage
+	}
+	if len(dirs) == 0 {
+		fs.Usage()
+		return ExitUsage
+	}
+	dir := *out
+	if dir == "" {
+		name := "merged"
+		if ms, err := filepath.Glob(filepath.Join(dirs[0], "manifest-shard-*-of-*.json")); err == nil && len(ms) > 0 {
+			if m, err := results.ReadManifest(ms[0]); err == nil {
+				name = m.Experiment + "-merged"
+			}
+		}
+		dir = defaultRunDir(name, time.Now())
+	}
+	o, err := runner.Merge(dirs, runner.MergeOptions{Out: dir, Partial: *partial})
+	if err != nil {
+		fmt.Fprintln(stderr, "hcbench:", err)
+		return ExitFailure
+	}
+	m := o.Manifest
+	fmt.Fprintf(stdout, "merged %d shards into %s\n", len(m.MergedFrom), o.Dir)
+	fmt.Fprintf(stdout, "tasks: %d finished of %d, %d failed\n", m.Finished, m.Tasks, m.Failed)
+	printReports(stdout, o.Reports)
+	if m.Status != results.StatusComplete || m.Failed > 0 || len(m.Warnings) > 0 {
+		for _, w := range m.Warnings {
+			fmt.Fprintln(stderr, "hcbench: warning:", w)
+		}
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+func cmdReport(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("report", stderr, "report DIR")
+	dirs, err := parse(fs, args)
+	if err != nil {
+		return ExitUsage
+	}
+	if len(dirs) != 1 {
+		fs.Usage()
+		return ExitUsage
+	}
+	files, err := runner.Rebuild(dirs[0])
+	if err != nil {
+		fmt.Fprintln(stderr, "hcbench:", err)
+		return ExitFailure
+	}
+	printReports(stdout, files)
 	return ExitOK
 }
 
@@ -256,4 +430,59 @@ func defaultRunDir(name string, now time.Time) string {
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func cmdCompare(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("compare", stderr, "compare [-log-likelihood X] [-exact-gap X] [-log-evidence X] [-purity X] [-time X] OLD NEW")
+	// The thresholds default to NEW's config (its manifest); a flag given overrides one.
+	ll := fs.Float64("log-likelihood", 0, "largest drop of the mean log-likelihood (nats) (default: NEW's config)")
+	gap := fs.Float64("exact-gap", 0, "largest rise of the mean gap to the exact MAP (nats) (default: NEW's config)")
+	ev := fs.Float64("log-evidence", 0, "largest drop of the mean log evidence (nats) (default: NEW's config)")
+	pur := fs.Float64("purity", 0, "largest drop of the mean dendrogram purity (default: NEW's config)")
+	tm := fs.Float64("time", 0, "largest significant slowdown of the median time, as a fraction; 0: never a regression (default: NEW's config)")
+	dirs, err := parse(fs, args)
+	if err != nil {
+		return ExitUsage
+	}
+	if len(dirs) != 2 {
+		fs.Usage()
+		return ExitUsage
+	}
+	var runs [2]compare.Run
+	for i, d := range dirs {
+		m, recs, err := runner.Open(d)
+		if err != nil {
+			fmt.Fprintln(stderr, "hcbench:", err)
+			return ExitFailure
+		}
+		runs[i] = compare.Run{Manifest: m, Records: recs}
+	}
+	th := runs[1].Manifest.Thresholds
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for name, p := range map[string]struct {
+		v   float64
+		dst *float64
+	}{
+		"log-likelihood": {*ll, &th.LogLikelihood}, "exact-gap": {*gap, &th.ExactGap},
+		"log-evidence": {*ev, &th.LogEvidence}, "purity": {*pur, &th.Purity}, "time": {*tm, &th.Time},
+	} {
+		if !given[name] {
+			continue
+		}
+		if p.v < 0 || math.IsNaN(p.v) || math.IsInf(p.v, 0) {
+			fmt.Fprintf(stderr, "hcbench: -%s must be a non-negative number, got %v\n", name, p.v)
+			return ExitUsage
+		}
+		*p.dst = p.v
+	}
+	r := compare.Compare(runs[0], runs[1], th)
+	if err := r.WriteText(stdout); err != nil {
+		fmt.Fprintln(stderr, "hcbench:", err)
+		return ExitFailure
+	}
+	if len(r.Regressions()) > 0 {
+		return ExitFailure
+	}
+	return ExitOK
 }

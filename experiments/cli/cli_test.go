@@ -228,7 +228,7 @@ func TestRefusesNonEmptyRunDir(t *testing.T) {
 	cfg := writeFile(t, dir, "small.yaml", smallConfig)
 	writeFile(t, dir, "keep.txt", "x")
 	code, _, stderr := run(t, context.Background(), "run", cfg, "-out", dir)
-	if code != ExitFailure || !strings.Contains(stderr, "already exists and is not empty") {
+	if code != ExitFailure || !strings.Contains(stderr, "is not empty and holds no hcbench run") {
 		t.Errorf("exit %d\n%s", code, stderr)
 	}
 }

@@ -23,6 +23,7 @@ const (
 	StatusRunning     = "running"     // the run is under way, or was killed
 	StatusComplete    = "complete"    // every task ran (some may have failed; see Failed)
 	StatusInterrupted = "interrupted" // stopped by a signal; finished records are kept
+	StatusIncomplete  = "incomplete"  // a merge of shards that lacks some tasks (merge -partial)
 )
 
 // Manifest describes a run: what ran, where, when, and how it ended.
@@ -59,6 +60,8 @@ type Manifest struct {
 	ConfigHash string `json:"config_hash"`
 	// Shard is the part of the plan this run did; nil for a whole run or a merge.
 	Shard *Shard `json:"shard,omitempty"`
+	// Resumes counts the times the run was resumed in its directory.
+	Resumes int `json:"resumes,omitempty"`
 	// MergedFrom lists the shard manifests a merged run was made from.
 	MergedFrom []string `json:"merged_from,omitempty"`
 	// Datasets, Algorithms and Reports are the config's data set names, algorithm labels and
@@ -135,18 +138,24 @@ func git(args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
-// WriteFile writes the manifest atomically (a temporary file renamed into place), so a reader
-// never sees half of it.
+// WriteFile writes the manifest atomically (see WriteFileAtomic), so a reader never sees half of
+// it.
 func (m *Manifest) WriteFile(path string) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".manifest-*")
+	return WriteFileAtomic(path, append(b, '\n'))
+}
+
+// WriteFileAtomic writes a file through a temporary file in the same directory renamed into
+// place, so that a kill, or two shards writing the same file at once, never leave half of it.
+func WriteFileAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
+	if _, err := tmp.Write(b); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return err

@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -203,6 +204,42 @@ func Create(path string) (*Writer, error) {
 	return &Writer{f: f}, nil
 }
 
+// Append opens a results file for appending, creating it if needed. Every Write is one write
+// call of one whole line on an O_APPEND file, so a process killed at any moment (SIGKILL
+// included) leaves whole records behind it, except when the system itself fails mid-write; that
+// leaves a last line without its newline, which Recover cuts off.
+func Append(path string) (*Writer, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{f: f}, nil
+}
+
+// Recover reads the records of a results file that is to be appended to, after a crash. A last
+// line without its newline is a torn record: it is cut off the file, and torn describes it (for a
+// warning); any other line that is not a record is an error naming the file and line. A missing
+// file holds no records.
+func Recover(path string) (recs []Record, torn string, err error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if end := bytes.LastIndexByte(b, '\n') + 1; end < len(b) {
+		line := bytes.Count(b[:end], []byte{'\n'}) + 1
+		torn = fmt.Sprintf("%s:%d: dropped a torn last record (%d bytes without a newline), left by a run that was killed while writing", path, line, len(b)-end)
+		if err := os.Truncate(path, int64(end)); err != nil {
+			return nil, "", fmt.Errorf("cannot cut the torn last line off %s: %w", path, err)
+		}
+		b = b[:end]
+	}
+	recs, err = Read(bytes.NewReader(b), path)
+	return recs, torn, err
+}
+
 // marshalLine encodes a record as one JSON line.
 func (r *Record) marshalLine() ([]byte, error) {
 	b, err := json.Marshal(r)
@@ -227,15 +264,25 @@ func (w *Writer) Write(r *Record) error {
 // Close closes the file.
 func (w *Writer) Close() error { return w.f.Close() }
 
-// Read reads records from JSON Lines; name labels errors, which give the line.
+// Read reads records from JSON Lines; name labels errors, which give the line. A last line
+// without its newline is a torn record (a run killed while writing) and an error that says so.
 func Read(r io.Reader, name string) ([]Record, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<16), 64<<20)
+	br := bufio.NewReaderSize(r, 1<<16)
 	var out []Record
 	line := 0
-	for sc.Scan() {
+	for {
+		raw, err := br.ReadBytes('\n')
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if len(raw) == 0 && err == io.EOF {
+			break
+		}
 		line++
-		b := bytes.TrimSpace(sc.Bytes())
+		b := bytes.TrimSpace(raw)
+		if err == io.EOF && len(b) > 0 {
+			return nil, fmt.Errorf("%s:%d: torn last record (no newline): the run was killed while writing it; resume the run (hcbench run with the same config and -out) to drop it and redo the task", name, line)
+		}
 		if len(b) == 0 {
 			continue
 		}
@@ -247,9 +294,6 @@ func Read(r io.Reader, name string) ([]Record, error) {
 			return nil, fmt.Errorf("%s:%d: record schema %d, this build reads %d", name, line, rec.Schema, RecordSchema)
 		}
 		out = append(out, rec)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return out, nil
 }

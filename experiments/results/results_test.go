@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -39,7 +40,7 @@ func TestReadErrorsNameTheLine(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "results.jsonl:2:") {
 		t.Errorf("error %v, want one naming line 2", err)
 	}
-	_, err = Read(strings.NewReader(`{"schema":99,"key":"a"}`), "results.jsonl")
+	_, err = Read(strings.NewReader(`{"schema":99,"key":"a"}`+"\n"), "results.jsonl")
 	if err == nil || !strings.Contains(err.Error(), "schema 99") {
 		t.Errorf("error %v, want one naming the schema", err)
 	}
@@ -72,5 +73,47 @@ func TestWriterConcurrentLinesStayWhole(t *testing.T) {
 	}
 	if len(recs) != 400 {
 		t.Errorf("%d records, want 400", len(recs))
+	}
+}
+
+// TestRecover checks the resume path: a torn last line (no newline) is cut off the file and
+// reported, the whole records before it are kept, and appending after it gives whole lines; a
+// corrupt complete line is an error naming its line; a missing file holds nothing.
+func TestRecover(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "results.jsonl")
+	whole := `{"schema":1,"key":"a"}` + "\n" + `{"schema":1,"key":"b"}` + "\n"
+	if err := os.WriteFile(path, []byte(whole+`{"schema":1,"ke`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(path); err == nil || !strings.Contains(err.Error(), "results.jsonl:3: torn last record") {
+		t.Errorf("Read of a torn file: %v", err)
+	}
+	recs, torn, err := Recover(path)
+	if err != nil || len(recs) != 2 || !strings.Contains(torn, ":3: dropped a torn last record (15 bytes") {
+		t.Fatalf("Recover: %d records, torn %q, err %v", len(recs), torn, err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != whole {
+		t.Errorf("file after Recover: %q", b)
+	}
+	w, err := Append(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(&Record{Schema: RecordSchema, Key: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if recs, err := ReadFile(path); err != nil || len(recs) != 3 || recs[2].Key != "c" {
+		t.Errorf("after appending: %v, %v", recs, err)
+	}
+	if err := os.WriteFile(path, []byte(`{"schema":1,"key":"a"}`+"\n"+"garbage\n"+`{"schema":1,"key":"b"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Recover(path); err == nil || !strings.Contains(err.Error(), "results.jsonl:2: not a result record") {
+		t.Errorf("corrupt line: %v", err)
+	}
+	if recs, torn, err := Recover(filepath.Join(dir, "none.jsonl")); recs != nil || torn != "" || err != nil {
+		t.Errorf("missing file: %v %q %v", recs, torn, err)
 	}
 }

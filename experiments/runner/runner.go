@@ -26,14 +26,16 @@ import (
 	"hcbench/experiments/plan"
 	"hcbench/experiments/results"
 	"hcbench/experiments/seeds"
-	"hcbench/reports"
 	"hcbench/reports/metrics"
 )
 
 // Options configure a run.
 type Options struct {
-	// Dir is the run directory; it must not exist or be empty.
+	// Dir is the run directory: new or empty, or one that holds runs of the same config, which
+	// the run then resumes (its finished tasks are skipped) or joins (another shard).
 	Dir string
+	// Shard limits the run to one shard of the plan; nil runs every task.
+	Shard *results.Shard
 	// Workers is the number of tasks run at once; ≤ 0 means the config's workers, and if that is
 	// 0 too, runtime.GOMAXPROCS(0).
 	Workers int
@@ -41,7 +43,8 @@ type Options struct {
 	SaveData bool
 	// Args is the command line, recorded in the manifest.
 	Args []string
-	// Log receives progress and warnings; the runner also writes them to run.log as JSON.
+	// Log receives progress and warnings; the runner also writes them to the run's log file as
+	// JSON.
 	Log *slog.Logger
 	// Progress is where the progress bar is drawn when Terminal is true; otherwise a progress
 	// line is logged every ProgressEvery (0: never).
@@ -54,26 +57,42 @@ type Options struct {
 type Outcome struct {
 	Dir      string
 	Manifest results.Manifest
+	Resumed  int      // tasks found finished in the directory and skipped
 	Reports  []string // report files written
 }
 
-// File names inside a run directory.
+// File names inside a run directory (see rundir.go for the whole layout).
 const (
 	ConfigFile   = "config.yaml"
 	ManifestFile = "manifest.json"
 	ResultsFile  = "results.jsonl"
 	LogFile      = "run.log"
+	BenchFile    = "bench.txt"
 	DataDir      = "data"
 	ReportsDir   = "reports"
 )
 
-// Run executes p into opts.Dir. It returns an error only when the run could not be carried out
-// (for example an unwritable directory); failed tasks are recorded in their records and counted in
-// the manifest. When ctx is cancelled the run stops, and the manifest says "interrupted".
+// Run executes p (or the shard opts.Shard of it) into opts.Dir. Tasks that already have a record
+// there are skipped, so a run that was interrupted or killed resumes where it stopped; a torn last
+// record from a crash is dropped with a warning and its task redone. A directory holding a run of
+// another config is refused. Run returns an error only when the run could not be carried out (for
+// example an unwritable directory); failed tasks are recorded in their records and counted in the
+// manifest. When ctx is cancelled the run stops, and the manifest says "interrupted". A whole run
+// ends by writing its reports, bench.txt and index.html; a shard leaves them to merge.
 func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
-	if err := makeRunDir(opts.Dir); err != nil {
+	hash, err := configHash(p)
+	if err != nil {
 		return nil, err
 	}
+	resolved, err := p.Config.Resolved()
+	if err != nil {
+		return nil, err
+	}
+	prev, err := prepareDir(opts.Dir, hash, resolved, opts.Shard)
+	if err != nil {
+		return nil, err
+	}
+	files := filesOf(opts.Dir, opts.Shard)
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = p.Config.Workers
@@ -81,52 +100,86 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	logFile, err := os.Create(filepath.Join(opts.Dir, LogFile))
+	logFile, err := os.OpenFile(files.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	defer logFile.Close()
 	log := slog.New(slog.NewMultiHandler(opts.Log.Handler(), slog.NewJSONHandler(logFile, nil)))
 
-	resolved, err := p.Config.Resolved()
-	if err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(opts.Dir, ConfigFile), resolved); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(opts.Dir, ConfigFile), resolved, 0o644); err != nil {
+	if err := writeTasks(opts.Dir, p); err != nil {
 		return nil, err
+	}
+	done, torn, err := results.Recover(files.results)
+	if err != nil {
+		return nil, fmt.Errorf("cannot resume: %w", err)
+	}
+	if prev == nil && len(done) > 0 {
+		return nil, fmt.Errorf("%s has records but no manifest; it is not a run this build wrote", files.results)
 	}
 	m := results.NewManifest()
-	m.Experiment, m.Config, m.Seed = p.Config.Name, p.Config.Path, p.Config.Seed
-	m.Workers, m.Args, m.Start, m.Tasks = workers, opts.Args, time.Now().UTC(), len(p.Tasks)
-	manifestPath := filepath.Join(opts.Dir, ManifestFile)
-	if err := m.WriteFile(manifestPath); err != nil {
+	m.Experiment, m.Config, m.Seed, m.ConfigHash, m.Shard = p.Config.Name, p.Config.Path, p.Config.Seed, hash, opts.Shard
+	m.Workers, m.Args, m.Start = workers, opts.Args, time.Now().UTC()
+	m.Reports, m.Thresholds = p.Config.Reports, p.Config.Thresholds
+	for _, d := range p.Datasets {
+		m.Datasets = append(m.Datasets, d.Name)
+	}
+	for _, a := range p.Config.Algorithms {
+		m.Algorithms = append(m.Algorithms, a.Label)
+	}
+	finished := map[string]bool{}
+	for _, r := range done {
+		finished[r.Key] = true
+	}
+	var todo []plan.Task
+	for k, t := range p.Tasks {
+		if inShard(k, opts.Shard) {
+			m.Tasks++
+			if !finished[t.Key] {
+				todo = append(todo, t)
+			}
+		}
+	}
+	if prev != nil {
+		m.Start, m.Resumes = prev.Start, prev.Resumes+1
+		log.Info("resuming", "dir", opts.Dir, "finished", len(done), "left", len(todo))
+	}
+	if torn != "" {
+		log.Warn(torn)
+	}
+	if err := m.WriteFile(files.manifest); err != nil {
 		return nil, err
 	}
 
-	log.Info("run", "experiment", p.Config.Name, "dir", opts.Dir, "tasks", len(p.Tasks), "workers", workers)
-	items := loadItems(ctx, p, workers)
+	log.Info("run", "experiment", p.Config.Name, "dir", opts.Dir, "shard", shardText(opts.Shard), "tasks", len(todo), "workers", workers)
+	save := (opts.SaveData || p.Config.SaveData) && opts.Shard == nil
+	items := loadItems(ctx, p, todo, save, workers)
 	for _, d := range p.Datasets {
 		if w := items.shortfall(d); w != "" {
 			log.Error(w)
 			m.Warnings = append(m.Warnings, w)
 		}
 	}
-	if (opts.SaveData || p.Config.SaveData) && ctx.Err() == nil {
+	if save && ctx.Err() == nil {
 		if err := saveData(opts.Dir, p, items, log); err != nil {
 			return nil, err
 		}
 	}
 
-	w, err := results.Create(filepath.Join(opts.Dir, ResultsFile))
+	w, err := results.Append(files.results)
 	if err != nil {
 		return nil, err
 	}
-	recs, runErr := runTasks(ctx, p, items, w, workers, opts, log)
+	recs, runErr := runTasks(ctx, todo, p, items, w, workers, opts, log)
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
-	m.Finished = len(recs)
-	for _, r := range recs {
+	all := append(done, recs...)
+	m.Finished = len(all)
+	for _, r := range all {
 		if r.Error != "" {
 			m.Failed++
 		}
@@ -135,48 +188,30 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	m.Status = results.StatusComplete
 	if ctx.Err() != nil {
 		m.Status = results.StatusInterrupted
-		log.Warn("interrupted: finished records are kept", "finished", m.Finished, "tasks", m.Tasks)
+		log.Warn("interrupted: finished records are kept; run again with the same -out to resume", "finished", m.Finished, "tasks", m.Tasks)
 	}
-	out := &Outcome{Dir: opts.Dir}
-	if runErr == nil {
-		out.Reports, runErr = reports.Write(p.Config.Reports, ReportInput(p, recs), filepath.Join(opts.Dir, ReportsDir))
-	}
-	if err := m.WriteFile(manifestPath); err != nil && runErr == nil {
+	out := &Outcome{Dir: opts.Dir, Resumed: len(done)}
+	if err := m.WriteFile(files.manifest); err != nil && runErr == nil {
 		runErr = err
+	}
+	if runErr == nil && opts.Shard == nil && m.Status == results.StatusComplete {
+		out.Reports, runErr = Finish(opts.Dir, m, all)
 	}
 	out.Manifest = m
 	return out, runErr
 }
 
-// ReportInput gathers what the reports read from a plan and its records.
-func ReportInput(p *plan.Plan, recs []results.Record) reports.Input {
-	in := reports.Input{Experiment: p.Config.Name, Records: recs}
-	for _, d := range p.Datasets {
-		in.Datasets = append(in.Datasets, d.Name)
+func shardText(s *results.Shard) string {
+	if s == nil {
+		return "all"
 	}
-	for _, a := range p.Config.Algorithms {
-		in.Algorithms = append(in.Algorithms, a.Label)
-	}
-	return in
+	return s.String()
 }
 
-func makeRunDir(dir string) error {
-	if dir == "" {
-		return errors.New("no run directory given")
-	}
-	entries, err := os.ReadDir(dir)
-	switch {
-	case err == nil && len(entries) > 0:
-		return fmt.Errorf("run directory %s already exists and is not empty; choose another with -out", dir)
-	case err != nil && !os.IsNotExist(err):
-		return err
-	}
-	return os.MkdirAll(dir, 0o755)
-}
-
-// itemSet holds the materialised items of every data set, or why one could not be made.
+// itemSet holds the items of a run: items[k][i] is item i of data set k, loaded only when
+// a task needs it.
 type itemSet struct {
-	items [][]*inputs.Item // [dataset][item]
+	items [][]*inputs.Item
 	errs  [][]error
 	index map[*inputs.Dataset]int
 }
@@ -204,29 +239,40 @@ func (s *itemSet) shortfall(d *inputs.Dataset) string {
 	return fmt.Sprintf("data set %s: %d of %d items could not be made, and their tasks fail; first: %v", d.Name, n, d.Len(), first)
 }
 
-// loadItems materialises every item on the worker pool. Items are independent (each has its own
-// random stream), so the result does not depend on the pool.
-func loadItems(ctx context.Context, p *plan.Plan, workers int) *itemSet {
+// loadItems materialises the items that the tasks need (every item, with all) on the worker pool.
+// Items are independent (each has its own random stream), so the result does not depend on the
+// pool or on which items are loaded.
+func loadItems(ctx context.Context, p *plan.Plan, tasks []plan.Task, all bool, workers int) *itemSet {
 	s := &itemSet{index: map[*inputs.Dataset]int{}}
-	type job struct{ d, i int }
-	var jobs []job
+	need := make([][]bool, len(p.Datasets))
 	for k, d := range p.Datasets {
 		s.index[d] = k
 		s.items = append(s.items, make([]*inputs.Item, d.Len()))
 		s.errs = append(s.errs, make([]error, d.Len()))
-		for i := range d.Len() {
-			jobs = append(jobs, job{k, i})
+		need[k] = make([]bool, d.Len())
+		for i := range need[k] {
+			need[k][i] = all
+		}
+	}
+	for _, t := range tasks {
+		need[s.index[t.Dataset]][t.Item] = true
+	}
+	type job struct{ d, i int }
+	var jobs []job
+	for k := range need {
+		for i, ok := range need[k] {
+			if ok {
+				jobs = append(jobs, job{k, i})
+			}
 		}
 	}
 	forEach(ctx, len(jobs), workers, func(j int) {
 		jb := jobs[j]
 		s.items[jb.d][jb.i], s.errs[jb.d][jb.i] = p.Datasets[jb.d].Load(jb.i)
 	})
-	for k := range s.errs {
-		for i := range s.errs[k] {
-			if s.items[k][i] == nil && s.errs[k][i] == nil {
-				s.errs[k][i] = ctx.Err()
-			}
+	for _, jb := range jobs {
+		if s.items[jb.d][jb.i] == nil && s.errs[jb.d][jb.i] == nil {
+			s.errs[jb.d][jb.i] = ctx.Err()
 		}
 	}
 	return s
@@ -288,15 +334,15 @@ func saveData(dir string, p *plan.Plan, items *itemSet, log *slog.Logger) error 
 }
 
 // runTasks runs every task and returns the records written, in the order they finished.
-func runTasks(ctx context.Context, p *plan.Plan, items *itemSet, w *results.Writer, workers int, opts Options, log *slog.Logger) ([]results.Record, error) {
-	pr := newProgress(len(p.Tasks), opts.Terminal, opts.Progress, log, opts.ProgressEvery)
+func runTasks(ctx context.Context, tasks []plan.Task, p *plan.Plan, items *itemSet, w *results.Writer, workers int, opts Options, log *slog.Logger) ([]results.Record, error) {
+	pr := newProgress(len(tasks), opts.Terminal, opts.Progress, log, opts.ProgressEvery)
 	var (
 		mu      sync.Mutex
 		recs    []results.Record
 		writeEr error
 	)
-	forEach(ctx, len(p.Tasks), workers, func(k int) {
-		t := p.Tasks[k]
+	forEach(ctx, len(tasks), workers, func(k int) {
+		t := tasks[k]
 		rec, ok := runTask(ctx, p, t, items)
 		if !ok {
 			return // abandoned on cancellation; a resumed run redoes it

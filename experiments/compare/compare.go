@@ -1,0 +1,441 @@
+// Package compare is the core of `hcbench compare OLD NEW`: it joins two runs by task key and
+// compares them per data set and algorithm label — quality (log-likelihood, gap to the exact MAP,
+// log evidence, dendrogram purity), time (median and a Mann-Whitney U test, as benchstat) and
+// failures — and names the regressions beyond the thresholds.
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/aclements/go-moremath/stats"
+
+	"hcbench/experiments/config"
+	"hcbench/experiments/results"
+)
+
+// Alpha is the significance level of the time test (benchstat's default).
+const Alpha = 0.05
+
+// slack is the relative float tolerance of every quality comparison: two means closer than
+// slack·max(1, |value|) are equal ("no change"), and a change must exceed its threshold by more
+// than that to be a regression, so that a drop equal to the threshold is not one however the
+// means round.
+const slack = 1e-12
+
+// Run is one run: its manifest and records.
+type Run struct {
+	Manifest results.Manifest
+	Records  []results.Record
+}
+
+// Result is the comparison of two runs.
+type Result struct {
+	Old, New   results.Manifest
+	Thresholds config.Thresholds
+	// Rows are the (data set, algorithm label) pairs of either run, in NEW's config order.
+	Rows []Row
+	// OnlyOld and OnlyNew are the keys of the tasks in one run only, in plan order. They are
+	// reported, not counted as regressions.
+	OnlyOld, OnlyNew []string
+	// Duplicates are keys that occur more than once in a run (the last record is used).
+	Duplicates []string
+}
+
+// ConfigHashDiffers reports whether the runs come from different resolved configs: allowed (that
+// is how two variants are compared) but worth saying.
+func (r *Result) ConfigHashDiffers() bool { return r.Old.ConfigHash != r.New.ConfigHash }
+
+// Row compares one algorithm label on one data set over the tasks present and successful in
+// both runs.
+type Row struct {
+	Dataset, Algorithm string
+	// AlgorithmName is the algorithm the label runs (NEW's, else OLD's).
+	AlgorithmName string
+	// Tasks counts the tasks present and successful in both runs; the metrics run over them.
+	Tasks int
+	// FailedBoth counts the tasks that failed in both runs.
+	FailedBoth int
+	// LogLikelihood is over the items where both runs have a finite log-likelihood; ExactGap
+	// (trellis MAP minus this algorithm's log-likelihood, in the same run) over the items where
+	// both runs have a finite one and a trellis — not for the trellis itself; LogEvidence over the
+	// items where both have a finite log evidence; Purity (leaf-weighted dendrogram purity) where
+	// both have one.
+	LogLikelihood, ExactGap, LogEvidence, Purity Metric
+	// NewlyInfinite are the items whose log-likelihood was finite in OLD and is −Inf in NEW
+	// (a regression: an infinite drop the mean leaves out).
+	NewlyInfinite []string
+	// Time compares the task times.
+	Time Time
+	// NewFailures are the tasks that succeeded in OLD and fail in NEW; Fixed (keys) the reverse.
+	NewFailures []Failure
+	Fixed       []string
+
+	regressions []string
+}
+
+// Metric is a quality metric's mean over the items where both runs have it. Items = 0 means the
+// metric does not apply.
+type Metric struct {
+	Items    int
+	Old, New float64 // means
+	// Delta is the mean of the per-item differences NEW − OLD.
+	Delta float64
+	// Changed counts the items whose value differs beyond float noise.
+	Changed int
+}
+
+// Time compares the task times of a row.
+type Time struct {
+	Tasks    int
+	Old, New float64 // medians, seconds
+	// Ratio is New/Old (NaN when Old is 0).
+	Ratio float64
+	// P is the two-sided Mann-Whitney U test p-value (1 when every time is equal, NaN without
+	// tasks); Significant is P < Alpha.
+	P           float64
+	Significant bool
+}
+
+// Failure is a task that succeeded in OLD and fails in NEW.
+type Failure struct {
+	Key, Item, Error string
+}
+
+// Compare joins the two runs by task key and compares them per data set and algorithm label.
+func Compare(old, new Run, th config.Thresholds) *Result {
+	res := &Result{Old: old.Manifest, New: new.Manifest, Thresholds: th}
+	oldBy, dupOld := byKey(old.Records)
+	newBy, dupNew := byKey(new.Records)
+	res.Duplicates = append(dupOld, dupNew...)
+	exactOld, exactNew := results.ExactMAP(old.Records), results.ExactMAP(new.Records)
+
+	type pair struct{ old, new results.Record }
+	type rowKey struct{ ds, alg string }
+	rows := map[rowKey]*Row{}
+	common := map[rowKey][]pair{}
+	row := func(r results.Record) *Row {
+		k := rowKey{r.Dataset, r.Algorithm}
+		if rows[k] == nil {
+			rows[k] = &Row{Dataset: r.Dataset, Algorithm: r.Algorithm}
+		}
+		if rows[k].AlgorithmName == "" {
+			rows[k].AlgorithmName = r.AlgorithmName
+		}
+		return rows[k]
+	}
+	// NEW's records first, so that a row takes NEW's algorithm name.
+	var onlyOld, onlyNew []results.Record
+	for _, n := range planOrder(newBy, new.Manifest) {
+		o, inOld := oldBy[n.Key]
+		rw := row(n)
+		switch {
+		case !inOld:
+			onlyNew = append(onlyNew, n)
+		case o.Error == "" && n.Error == "":
+			rw.Tasks++
+			common[rowKey{n.Dataset, n.Algorithm}] = append(common[rowKey{n.Dataset, n.Algorithm}], pair{o, n})
+		case o.Error == "":
+			rw.NewFailures = append(rw.NewFailures, Failure{Key: n.Key, Item: n.Item, Error: n.Error})
+		case n.Error == "":
+			rw.Fixed = append(rw.Fixed, n.Key)
+		default:
+			rw.FailedBoth++
+		}
+	}
+	for _, o := range planOrder(oldBy, new.Manifest) {
+		row(o)
+		if _, inNew := newBy[o.Key]; !inNew {
+			onlyOld = append(onlyOld, o)
+		}
+	}
+	for _, r := range onlyOld {
+		res.OnlyOld = append(res.OnlyOld, r.Key)
+	}
+	for _, r := range onlyNew {
+		res.OnlyNew = append(res.OnlyNew, r.Key)
+	}
+
+	dsRank := rankOf(new.Manifest.Datasets, old.Manifest.Datasets)
+	algRank := rankOf(new.Manifest.Algorithms, old.Manifest.Algorithms)
+	for k, rw := range rows {
+		ps := common[k]
+		var ll, gap, ev, pur, tOld, tNew []float64
+		var llOld, gapOld, evOld, purOld []float64
+		for _, p := range ps {
+			tOld = append(tOld, p.old.Seconds)
+			tNew = append(tNew, p.new.Seconds)
+			lo, ln := p.old.LogLikelihood, p.new.LogLikelihood
+			if lo != nil && ln != nil {
+				vo, vn := lo.Value(), ln.Value()
+				if finite(vo) && finite(vn) {
+					llOld, ll = append(llOld, vo), append(ll, vn)
+					item := results.ItemKey{Dataset: p.new.Dataset, Item: p.new.Item}
+					eo, okO := exactOld[item]
+					en, okN := exactNew[item]
+					if okO && okN && rw.AlgorithmName != results.ExactAlgorithm {
+						gapOld, gap = append(gapOld, eo-vo), append(gap, en-vn)
+					}
+				} else if finite(vo) && math.IsInf(vn, -1) {
+					rw.NewlyInfinite = append(rw.NewlyInfinite, p.new.Item)
+				}
+			}
+			if eo, en := p.old.LogEvidence, p.new.LogEvidence; eo != nil && en != nil && finite(eo.Value()) && finite(en.Value()) {
+				evOld, ev = append(evOld, eo.Value()), append(ev, en.Value())
+			}
+			if po, pn := p.old.DendrogramPurity, p.new.DendrogramPurity; po != nil && pn != nil && finite(*po) && finite(*pn) {
+				purOld, pur = append(purOld, *po), append(pur, *pn)
+			}
+		}
+		rw.LogLikelihood = metric(llOld, ll)
+		rw.ExactGap = metric(gapOld, gap)
+		rw.LogEvidence = metric(evOld, ev)
+		rw.Purity = metric(purOld, pur)
+		rw.Time = timing(tOld, tNew)
+		rw.regressions = regressions(rw, th)
+		res.Rows = append(res.Rows, *rw)
+	}
+	slices.SortFunc(res.Rows, func(a, b Row) int {
+		if c := dsRank(a.Dataset, b.Dataset); c != 0 {
+			return c
+		}
+		return algRank(a.Algorithm, b.Algorithm)
+	})
+	return res
+}
+
+// byKey indexes records by key; later duplicates replace earlier ones and are reported.
+func byKey(recs []results.Record) (map[string]results.Record, []string) {
+	out := make(map[string]results.Record, len(recs))
+	var dups []string
+	for _, r := range recs {
+		if _, dup := out[r.Key]; dup {
+			dups = append(dups, r.Key)
+		}
+		out[r.Key] = r
+	}
+	return out, dups
+}
+
+// planOrder returns the records of m in plan order under NEW's config order.
+func planOrder(m map[string]results.Record, nm results.Manifest) []results.Record {
+	out := make([]results.Record, 0, len(m))
+	for _, r := range m {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b results.Record) int { return strings.Compare(a.Key, b.Key) })
+	results.SortPlanOrder(out, nm.Datasets, nm.Algorithms)
+	return out
+}
+
+// rankOf orders names as in primary, then those of secondary not in primary, then the rest
+// sorted.
+func rankOf(primary, secondary []string) func(a, b string) int {
+	order := slices.Clone(primary)
+	for _, n := range secondary {
+		if !slices.Contains(order, n) {
+			order = append(order, n)
+		}
+	}
+	return results.ConfigRank(order)
+}
+
+func finite(v float64) bool { return !math.IsInf(v, 0) && !math.IsNaN(v) }
+
+func mean(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// metric summarises paired values.
+func metric(old, new []float64) Metric {
+	if len(old) == 0 {
+		return Metric{}
+	}
+	d := make([]float64, len(old))
+	changed := 0
+	for i := range old {
+		d[i] = new[i] - old[i]
+		if !Same(old[i], new[i]) {
+			changed++
+		}
+	}
+	return Metric{Items: len(old), Old: mean(old), New: mean(new), Delta: mean(d), Changed: changed}
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// timing compares two samples of task times.
+func timing(old, new []float64) Time {
+	t := Time{Tasks: len(old), Old: math.NaN(), New: math.NaN(), Ratio: math.NaN(), P: math.NaN()}
+	if len(old) == 0 {
+		return t
+	}
+	t.Old, t.New = median(old), median(new)
+	if t.Old > 0 {
+		t.Ratio = t.New / t.Old
+	}
+	u, err := stats.MannWhitneyUTest(old, new, stats.LocationDiffers)
+	switch {
+	case err == nil:
+		t.P = u.P
+	case errors.Is(err, stats.ErrSamplesEqual):
+		t.P = 1
+	}
+	t.Significant = t.P < Alpha
+	return t
+}
+
+// Same reports whether two values are equal up to float noise (slack).
+func Same(a, b float64) bool {
+	return math.Abs(a-b) <= slack*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+}
+
+// beyond reports whether a worsening exceeds the threshold by more than float noise.
+func beyond(worse, th float64, m Metric) bool {
+	return worse > th+slack*math.Max(1, math.Max(math.Abs(m.Old), math.Abs(m.New)))
+}
+
+// Unchanged reports whether the row's quality is the same in both runs: every metric equal on
+// every item up to float noise, no tree newly −Inf and no task that changed between success and
+// failure. Times are not part of it.
+func (r *Row) Unchanged() bool {
+	return r.qualityUnchanged() && len(r.NewFailures) == 0 && len(r.Fixed) == 0
+}
+
+// qualityUnchanged reports whether every metric is equal on every item and no tree is newly −Inf.
+func (r *Row) qualityUnchanged() bool {
+	for _, m := range []Metric{r.LogLikelihood, r.ExactGap, r.LogEvidence, r.Purity} {
+		if m.Changed > 0 {
+			return false
+		}
+	}
+	return len(r.NewlyInfinite) == 0
+}
+
+// Regressions returns the row's regressions, one line each.
+func (r *Row) Regressions() []string { return r.regressions }
+
+// MinTimed is the shortest median task time (seconds) whose slowdown can be a regression: below
+// a millisecond a task's time is mostly timer and scheduler noise, which a run of hundreds of
+// such tasks makes "significant".
+const MinTimed = 1e-3
+
+// TimeRegressed reports whether the median slowed by more than th.Time with p < Alpha, the new
+// median being at least MinTimed (never when th.Time is 0).
+func (r *Row) TimeRegressed(th config.Thresholds) bool {
+	t := r.Time
+	return th.Time > 0 && t.Significant && !math.IsNaN(t.Ratio) && t.Ratio-1 > th.Time && t.New >= MinTimed
+}
+
+// Regressions returns one human-readable line per regression; empty = none.
+func (r *Result) Regressions() []string {
+	var out []string
+	for i := range r.Rows {
+		out = append(out, r.Rows[i].regressions...)
+	}
+	return out
+}
+
+// qualityChecks are the thresholded quality metrics: which way is worse, and the threshold.
+func qualityChecks(r *Row, th config.Thresholds) []struct {
+	name, unit string
+	m          Metric
+	sign       float64 // +1: a drop is worse; −1: a rise is worse
+	th         float64
+} {
+	return []struct {
+		name, unit string
+		m          Metric
+		sign       float64
+		th         float64
+	}{
+		{"mean log-likelihood", "nats", r.LogLikelihood, 1, th.LogLikelihood},
+		{"mean gap to the exact MAP", "nats", r.ExactGap, -1, th.ExactGap},
+		{"mean log evidence", "nats", r.LogEvidence, 1, th.LogEvidence},
+		{"mean dendrogram purity", "", r.Purity, 1, th.Purity},
+	}
+}
+
+// worsening is how much worse NEW is than OLD on a metric (positive: worse).
+func worsening(m Metric, sign float64) float64 { return -sign * m.Delta }
+
+func regressions(r *Row, th config.Thresholds) []string {
+	where := r.Dataset + "/" + r.Algorithm
+	var out []string
+	for _, c := range qualityChecks(r, th) {
+		if c.m.Items == 0 || !beyond(worsening(c.m, c.sign), c.th, c.m) {
+			continue
+		}
+		verb := "fell"
+		if c.sign < 0 {
+			verb = "rose"
+		}
+		unit := ""
+		if c.unit != "" {
+			unit = " " + c.unit
+		}
+		out = append(out, fmt.Sprintf("%s: %s %s by %s%s (%s → %s over %d items; threshold %g)",
+			where, c.name, verb, num(math.Abs(c.m.Delta)), unit, num(c.m.Old), num(c.m.New), c.m.Items, c.th))
+	}
+	if n := len(r.NewlyInfinite); n > 0 {
+		out = append(out, fmt.Sprintf("%s: log-likelihood −Inf on %d %s finite in OLD (%s)",
+			where, n, plural(n, "item", "items"), firstFew(r.NewlyInfinite, 5)))
+	}
+	if r.TimeRegressed(th) {
+		t := r.Time
+		out = append(out, fmt.Sprintf("%s: median time rose by %.1f%% (%ss → %ss, p=%.3f n=%d; threshold %g%%)",
+			where, 100*(t.Ratio-1), num(t.Old), num(t.New), t.P, t.Tasks, 100*th.Time))
+	}
+	for _, f := range r.NewFailures {
+		out = append(out, fmt.Sprintf("%s: task %s succeeded in OLD and fails in NEW: %s", where, f.Key, oneLine(f.Error)))
+	}
+	return out
+}
+
+// num formats a mean or difference with enough digits to see a change at the default
+// thresholds.
+func num(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "—"
+	}
+	return fmt.Sprintf("%.7g", v)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// firstFew lists up to n strings, saying how many more there are.
+func firstFew(xs []string, n int) string {
+	if len(xs) <= n {
+		return strings.Join(xs, ", ")
+	}
+	return strings.Join(xs[:n], ", ") + fmt.Sprintf(", … (%d more)", len(xs)-n)
+}
+
+// oneLine keeps the first line of an error message.
+func oneLine(s string) string {
+	s, _, cut := strings.Cut(strings.TrimSpace(s), "\n")
+	if cut {
+		s += " …"
+	}
+	return s
+}

@@ -1,0 +1,486 @@
+package compare
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"hcbench/experiments/config"
+	"hcbench/experiments/results"
+)
+
+// Tolerances: means are compared with the package's float slack (1e-12 relative); the numbers
+// the tests read back from regression lines are printed with 7 significant digits, so the tests
+// compare them as text.
+
+// defaults are the config's default thresholds.
+var defaults = config.Thresholds{LogLikelihood: 1e-6, ExactGap: 1e-6, LogEvidence: 1e-6, Purity: 0.001, Time: 0}
+
+func fptr(v float64) *float64 { return &v }
+
+func key(ds, item, label string) string {
+	return "dataset=" + ds + "|item=" + item + "|algorithm=" + label
+}
+
+func rec(ds, item, label, name string) results.Record {
+	return results.Record{Schema: results.RecordSchema, Key: key(ds, item, label), Dataset: ds, Item: item, Algorithm: label, AlgorithmName: name, Params: map[string]any{}}
+}
+
+// baseRun is two data sets (jets, iris; config order not sorted) × three algorithms (trellis,
+// greedy, the Bayesian bhc) × four items, with log-likelihoods (values that are not exact in
+// binary), purity, evidence and times.
+func baseRun() Run {
+	m := results.Manifest{
+		Experiment: "paper", Revision: "0123456789abcdef0123", Start: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC),
+		Host: "old-host", CPUs: 8, GoVersion: "go1.26.0", ConfigHash: "aaaaaaaaaaaaaaaa",
+		Datasets: []string{"jets", "iris"}, Algorithms: []string{"trellis", "greedy", "bhc"}, Thresholds: defaults,
+	}
+	var recs []results.Record
+	for d, ds := range m.Datasets {
+		for i := range 4 {
+			item := fmt.Sprint(i)
+			exact := -20.1 - 1.3*float64(i) - 7.7*float64(d)
+			for a, alg := range m.Algorithms {
+				r := rec(ds, item, alg, alg)
+				r.N = 5 + i
+				r.LogLikelihood = results.Log(exact - 0.3*float64(a) - 0.1*float64(a*i))
+				r.DendrogramPurity = fptr(0.95 - 0.05*float64(a) - 0.01*float64(i))
+				if alg == "bhc" {
+					r.LogEvidence = results.Log(-40.3 - 0.7*float64(i))
+				}
+				r.Seconds = 0.01 * float64(1+a) * (1 + 0.1*float64(i))
+				recs = append(recs, r)
+			}
+		}
+	}
+	return Run{Manifest: m, Records: recs}
+}
+
+// clone deep-copies a run's records (the pointers they hold included).
+func clone(r Run) Run {
+	out := Run{Manifest: r.Manifest, Records: slices.Clone(r.Records)}
+	out.Manifest.Host = "new-host"
+	out.Manifest.Revision = "fedcba9876543210fedc"
+	out.Manifest.Start = r.Manifest.Start.Add(24 * time.Hour)
+	for i := range out.Records {
+		x := &out.Records[i]
+		if x.LogLikelihood != nil {
+			x.LogLikelihood = results.Log(x.LogLikelihood.Value())
+		}
+		if x.LogEvidence != nil {
+			x.LogEvidence = results.Log(x.LogEvidence.Value())
+		}
+		if x.DendrogramPurity != nil {
+			x.DendrogramPurity = fptr(*x.DendrogramPurity)
+		}
+	}
+	return out
+}
+
+// find returns the record of a task.
+func find(t *testing.T, r Run, k string) *results.Record {
+	t.Helper()
+	for i := range r.Records {
+		if r.Records[i].Key == k {
+			return &r.Records[i]
+		}
+	}
+	t.Fatalf("no record %s", k)
+	return nil
+}
+
+func text(t *testing.T, res *Result) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := res.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if strings.Contains(out, "NaN") || strings.Contains(out, "+Inf") || strings.Contains(out, " Inf") {
+		t.Errorf("output holds NaN or Inf:\n%s", out)
+	}
+	return out
+}
+
+// wantRegressions checks the regression lines: one per want, each containing all its parts.
+func wantRegressions(t *testing.T, res *Result, want ...[]string) {
+	t.Helper()
+	got := res.Regressions()
+	if len(got) != len(want) {
+		t.Fatalf("%d regressions, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	for i, parts := range want {
+		for _, p := range parts {
+			if !strings.Contains(got[i], p) {
+				t.Errorf("regression %d: %q lacks %q", i, got[i], p)
+			}
+		}
+	}
+}
+
+func row(t *testing.T, res *Result, ds, alg string) *Row {
+	t.Helper()
+	for i := range res.Rows {
+		if res.Rows[i].Dataset == ds && res.Rows[i].Algorithm == alg {
+			return &res.Rows[i]
+		}
+	}
+	t.Fatalf("no row %s/%s", ds, alg)
+	return nil
+}
+
+func TestIdenticalRuns(t *testing.T) {
+	old := baseRun()
+	res := Compare(old, clone(old), defaults)
+	wantRegressions(t, res)
+	var order []string
+	for _, r := range res.Rows {
+		order = append(order, r.Dataset+"/"+r.Algorithm)
+		if !r.Unchanged() || r.Tasks != 4 {
+			t.Errorf("%s/%s: unchanged %v, %d tasks; want unchanged over 4", r.Dataset, r.Algorithm, r.Unchanged(), r.Tasks)
+		}
+		if r.Time.Significant || r.Time.P != 1 || r.Time.Ratio != 1 {
+			t.Errorf("%s/%s: time %+v, want ratio 1, p 1", r.Dataset, r.Algorithm, r.Time)
+		}
+	}
+	want := []string{"jets/trellis", "jets/greedy", "jets/bhc", "iris/trellis", "iris/greedy", "iris/bhc"}
+	if !slices.Equal(order, want) {
+		t.Errorf("rows %v, want %v (config order)", order, want)
+	}
+	// The metrics: greedy is 0.3 + 0.1·i below the trellis on item i, so its mean gap is 0.45.
+	g := row(t, res, "jets", "greedy")
+	if g.ExactGap.Items != 4 || math.Abs(g.ExactGap.Old-0.45) > 1e-12 || g.ExactGap.Delta != 0 {
+		t.Errorf("jets/greedy gap %+v, want mean 0.45 over 4 items", g.ExactGap)
+	}
+	if tr := row(t, res, "jets", "trellis"); tr.ExactGap.Items != 0 || tr.LogEvidence.Items != 0 {
+		t.Errorf("jets/trellis has a gap to itself %+v or evidence %+v", tr.ExactGap, tr.LogEvidence)
+	}
+	if b := row(t, res, "iris", "bhc"); b.LogEvidence.Items != 4 || b.Purity.Items != 4 {
+		t.Errorf("iris/bhc evidence %+v, purity %+v", b.LogEvidence, b.Purity)
+	}
+
+	out := text(t, res)
+	t.Logf("\n%s", out)
+	if n := strings.Count(out, "no change"); n != 6 {
+		t.Errorf("%d rows say \"no change\", want 6", n)
+	}
+	for _, s := range []string{"no regressions", "revision 0123456789ab", "revision fedcba987654", "started 2026-03-01 10:00:00 UTC", "started 2026-03-02 10:00:00 UTC", "~ (p=1.000 n=4)", "data set jets", "data set iris"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q", s)
+		}
+	}
+	for _, s := range []string{"REGRESSION", "note:"} {
+		if strings.Contains(out, s) {
+			t.Errorf("output of identical runs holds %q", s)
+		}
+	}
+}
+
+func TestWorseLogLikelihood(t *testing.T) {
+	old := baseRun()
+	new := clone(old)
+	// greedy on jets loses 0.5 on items 1 and 3: the mean drops by 0.25 and the gap to the
+	// exact MAP rises by 0.25.
+	for _, item := range []string{"1", "3"} {
+		r := find(t, new, key("jets", item, "greedy"))
+		r.LogLikelihood = results.Log(r.LogLikelihood.Value() - 0.5)
+	}
+	res := Compare(old, new, defaults)
+	wantRegressions(t, res,
+		[]string{"jets/greedy: mean log-likelihood fell by 0.25 nats", "(-22.5 → -22.75 over 4 items; threshold 1e-06)", "over 4 items", "threshold 1e-06"},
+		[]string{"jets/greedy: mean gap to the exact MAP rose by 0.25 nats", "0.45 → 0.7", "over 4 items"})
+	out := text(t, res)
+	t.Logf("\n%s", out)
+	for _, s := range []string{"2 REGRESSIONS", "REGRESSION (drop by 0.25 > 1e-06); 2 of 4 items differ", "REGRESSION (rise by 0.25 > 1e-06); 2 of 4 items differ", "2 regressions:"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q", s)
+		}
+	}
+	if n := strings.Count(out, "no change"); n != 5 {
+		t.Errorf("%d rows say \"no change\", want 5 (all but jets/greedy)", n)
+	}
+}
+
+func TestWorsePurity(t *testing.T) {
+	old := baseRun()
+	new := clone(old)
+	r := find(t, new, key("iris", "2", "bhc"))
+	*r.DendrogramPurity -= 0.1
+	res := Compare(old, new, defaults)
+	wantRegressions(t, res, []string{"iris/bhc: mean dendrogram purity fell by 0.025 (0.835 → 0.81 over 4 items; threshold 0.001)"})
+	if out := text(t, res); !strings.Contains(out, "1 REGRESSION") {
+		t.Errorf("output lacks the row's regression:\n%s", out)
+	}
+}
+
+func TestNewFailure(t *testing.T) {
+	old := baseRun()
+	new := clone(old)
+	r := find(t, new, key("iris", "2", "greedy"))
+	r.Error = "greedy: out of memory\nstack …"
+	r.LogLikelihood, r.DendrogramPurity = nil, nil
+	// A task that failed in OLD and succeeds in NEW is fixed, not a regression; one failing in
+	// both is counted.
+	find(t, old, key("jets", "0", "bhc")).Error = "boom"
+	find(t, old, key("jets", "1", "bhc")).Error = "boom"
+	find(t, new, key("jets", "1", "bhc")).Error = "boom"
+	res := Compare(old, new, defaults)
+	wantRegressions(t, res, []string{"iris/greedy: task dataset=iris|item=2|algorithm=greedy succeeded in OLD and fails in NEW: greedy: out of memory …"})
+	if g := row(t, res, "iris", "greedy"); g.Tasks != 3 || g.LogLikelihood.Items != 3 {
+		t.Errorf("iris/greedy over %d tasks, %d items; want 3", g.Tasks, g.LogLikelihood.Items)
+	}
+	b := row(t, res, "jets", "bhc")
+	if !slices.Equal(b.Fixed, []string{key("jets", "0", "bhc")}) || b.FailedBoth != 1 || b.Tasks != 2 {
+		t.Errorf("jets/bhc: fixed %v, failed in both %d, %d tasks", b.Fixed, b.FailedBoth, b.Tasks)
+	}
+	out := text(t, res)
+	t.Logf("\n%s", out)
+	for _, s := range []string{"fails in NEW", "REGRESSION: item 2: greedy: out of memory …", "fixed in NEW", "no change; 1 task fixed", "failed in both", "1 regression:"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q", s)
+		}
+	}
+}
+
+// TestThresholdBoundary moves every item by exactly the threshold (not a regression, however the
+// means round) and by 1.001 times it (a regression), for each quality threshold.
+func TestThresholdBoundary(t *testing.T) {
+	loose := config.Thresholds{LogLikelihood: 10, ExactGap: 10, LogEvidence: 10, Purity: 10}
+	for _, c := range []struct {
+		name  string
+		th    config.Thresholds
+		label string
+		move  func(r *results.Record, by float64)
+		want  string
+	}{
+		{"log-likelihood", config.Thresholds{LogLikelihood: 0.1, ExactGap: 10, LogEvidence: 10, Purity: 10}, "trellis",
+			func(r *results.Record, by float64) { r.LogLikelihood = results.Log(r.LogLikelihood.Value() - by) }, "mean log-likelihood fell"},
+		{"log-likelihood 1e-6", config.Thresholds{LogLikelihood: 1e-6, ExactGap: 10, LogEvidence: 10, Purity: 10}, "trellis",
+			func(r *results.Record, by float64) { r.LogLikelihood = results.Log(r.LogLikelihood.Value() - by) }, "mean log-likelihood fell"},
+		{"exact gap", config.Thresholds{LogLikelihood: 10, ExactGap: 1e-6, LogEvidence: 10, Purity: 10}, "greedy",
+			func(r *results.Record, by float64) { r.LogLikelihood = results.Log(r.LogLikelihood.Value() - by) }, "mean gap to the exact MAP rose"},
+		{"log evidence", config.Thresholds{LogLikelihood: 10, ExactGap: 10, LogEvidence: 0.3, Purity: 10}, "bhc",
+			func(r *results.Record, by float64) { r.LogEvidence = results.Log(r.LogEvidence.Value() - by) }, "mean log evidence fell"},
+		{"purity", config.Thresholds{LogLikelihood: 10, ExactGap: 10, LogEvidence: 10, Purity: 0.001}, "bhc",
+			func(r *results.Record, by float64) { *r.DendrogramPurity -= by }, "mean dendrogram purity fell"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			th := c.th
+			limit := map[string]float64{"log-likelihood": th.LogLikelihood, "log-likelihood 1e-6": th.LogLikelihood, "exact gap": th.ExactGap, "log evidence": th.LogEvidence, "purity": th.Purity}[c.name]
+			for _, f := range []struct {
+				factor float64
+				want   int
+			}{{1, 0}, {1.001, 1}} {
+				old := baseRun()
+				new := clone(old)
+				for i := range new.Records {
+					if r := &new.Records[i]; r.Dataset == "jets" && r.Algorithm == c.label {
+						c.move(r, limit*f.factor)
+					}
+				}
+				res := Compare(old, new, th)
+				if got := res.Regressions(); len(got) != f.want || f.want == 1 && !strings.Contains(got[0], "jets/"+c.label+": "+c.want) {
+					t.Errorf("moved by %g × the threshold %g: regressions %q, want %d (%s)", f.factor, limit, got, f.want, c.want)
+				}
+				if f.want == 0 && row(t, res, "jets", c.label).Unchanged() {
+					t.Errorf("moved by the threshold, yet the row is unchanged")
+				}
+			}
+			// The same moves under loose thresholds are no regression at all.
+			old := baseRun()
+			new := clone(old)
+			for i := range new.Records {
+				if r := &new.Records[i]; r.Dataset == "jets" && r.Algorithm == c.label {
+					c.move(r, limit*1.001)
+				}
+			}
+			if got := Compare(old, new, loose).Regressions(); len(got) != 0 {
+				t.Errorf("regressions %q under loose thresholds", got)
+			}
+		})
+	}
+}
+
+// timeRuns is one data set of ten items and one algorithm, with the given task times.
+func timeRuns(oldSecs, newSecs []float64) (Run, Run) {
+	mk := func(secs []float64) Run {
+		r := Run{Manifest: results.Manifest{Experiment: "timing", Datasets: []string{"t"}, Algorithms: []string{"greedy"}, ConfigHash: "h"}}
+		for i, s := range secs {
+			x := rec("t", fmt.Sprint(i), "greedy", "greedy")
+			x.LogLikelihood = results.Log(-10 - float64(i))
+			x.Seconds = s
+			r.Records = append(r.Records, x)
+		}
+		return r
+	}
+	return mk(oldSecs), mk(newSecs)
+}
+
+func TestTime(t *testing.T) {
+	oldSecs := []float64{1.00, 1.08, 0.97, 1.02, 1.11, 0.95, 1.05, 0.99, 1.03, 1.07}
+	scaled := func(f float64) []float64 {
+		out := make([]float64, len(oldSecs))
+		for i, s := range oldSecs {
+			out[i] = s * f
+		}
+		return out
+	}
+	// Noisy but equal: the same times shuffled, each moved by at most 3%.
+	noisy := []float64{1.07 * 1.01, 1.00 * 0.98, 1.11 * 0.99, 0.95 * 1.03, 1.02, 1.08 * 0.97, 0.99 * 1.02, 1.05, 0.97 * 1.01, 1.03 * 0.99}
+
+	slowTh := config.Thresholds{LogLikelihood: 1e-6, ExactGap: 1e-6, LogEvidence: 1e-6, Purity: 0.001, Time: 0.1}
+	for _, c := range []struct {
+		name   string
+		new    []float64
+		th     config.Thresholds
+		regs   int
+		sig    bool
+		output []string
+	}{
+		{"50% slower, threshold 10%", scaled(1.5), slowTh, 1, true, []string{"+50.0%", "REGRESSION (slower by 50.0% > 10%) p=0.000 n=10", "t/greedy: median time rose by 50.0% (1.025s → 1.5375s, p=0.000 n=10; threshold 10%)"}},
+		// The same slowdown of microsecond tasks is timer noise, below MinTimed: not a regression.
+		{"50% slower, microseconds", scaled(1.5e-5), slowTh, 0, true, []string{"no regressions"}},
+		{"50% slower, threshold 0", scaled(1.5), defaults, 0, true, []string{"+50.0%  p=0.000 n=10", "time not checked (0)", "no regressions"}},
+		{"20% slower, threshold 50%", scaled(1.2), config.Thresholds{Time: 0.5}, 0, true, []string{"+20.0%  p=0.000 n=10", "time 50% slower with p < 0.05", "no regressions"}},
+		{"noisy, equal", noisy, slowTh, 0, false, []string{"~ (p=0.", "no regressions", "no change"}},
+		// Just short of significance (p = 0.055): slower than the threshold, yet not a regression.
+		{"5% slower, not significant", scaled(1.05), config.Thresholds{Time: 0.01}, 0, false, []string{"+5.0%  ~ (p=0.055 n=10)", "no regressions"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			olds := oldSecs
+			if c.name == "50% slower, microseconds" {
+				olds = scaled(1e-5)
+			}
+			old, new := timeRuns(olds, c.new)
+			res := Compare(old, new, c.th)
+			if got := res.Regressions(); len(got) != c.regs {
+				t.Errorf("regressions %q, want %d", got, c.regs)
+			}
+			tm := res.Rows[0].Time
+			if tm.Significant != c.sig || tm.Significant != (tm.P < 0.05) || tm.Tasks != 10 {
+				t.Errorf("time %+v, want significant %v", tm, c.sig)
+			}
+			if c.sig && tm.P >= 0.001 {
+				t.Errorf("p = %g for fully separated samples of 10, want < 0.001", tm.P)
+			}
+			if c.name == "noisy, equal" && tm.P < 0.5 {
+				t.Errorf("p = %g for a noisy equal sample, want ≥ 0.5", tm.P)
+			}
+			out := text(t, res)
+			for _, s := range c.output {
+				if !strings.Contains(out, s) {
+					t.Errorf("output lacks %q:\n%s", s, out)
+				}
+			}
+		})
+	}
+}
+
+func TestTasksInOneRunAndConfigHash(t *testing.T) {
+	old := baseRun()
+	new := clone(old)
+	new.Manifest.ConfigHash = "bbbbbbbbbbbbbbbbbbbb"
+	// OLD has an item more on iris; NEW a new algorithm (beam) on jets, items 0–3 and 10.
+	for _, alg := range old.Manifest.Algorithms {
+		r := rec("iris", "7", alg, alg)
+		r.LogLikelihood = results.Log(-50)
+		old.Records = append(old.Records, r)
+	}
+	new.Manifest.Algorithms = []string{"trellis", "beam", "greedy", "bhc"}
+	for _, item := range []string{"10", "0", "1", "2", "3"} {
+		r := rec("jets", item, "beam", "beam")
+		r.LogLikelihood = results.Log(-100)
+		new.Records = append(new.Records, r)
+	}
+	res := Compare(old, new, defaults)
+	wantRegressions(t, res)
+	wantOld := []string{key("iris", "7", "trellis"), key("iris", "7", "greedy"), key("iris", "7", "bhc")}
+	wantNew := []string{key("jets", "0", "beam"), key("jets", "1", "beam"), key("jets", "2", "beam"), key("jets", "3", "beam"), key("jets", "10", "beam")}
+	if !slices.Equal(res.OnlyOld, wantOld) || !slices.Equal(res.OnlyNew, wantNew) {
+		t.Errorf("only in OLD %q, only in NEW %q; want %q, %q", res.OnlyOld, res.OnlyNew, wantOld, wantNew)
+	}
+	if !res.ConfigHashDiffers() {
+		t.Error("config hashes differ, ConfigHashDiffers says no")
+	}
+	pos := slices.IndexFunc(res.Rows, func(r Row) bool { return r.Algorithm == "beam" })
+	if b := row(t, res, "jets", "beam"); b.Tasks != 0 || pos != 1 {
+		t.Errorf("jets/beam: %d tasks at position %d; want 0 tasks, second row (NEW's config order)", b.Tasks, pos)
+	}
+	out := text(t, res)
+	t.Logf("\n%s", out)
+	for _, s := range []string{
+		"note: the config hashes differ (old aaaaaaaaaaaa, new bbbbbbbbbbbb)",
+		"note: 3 tasks only in OLD (not compared): " + strings.Join(wantOld, ", "),
+		"note: 5 tasks only in NEW (not compared): " + strings.Join(wantNew, ", "),
+		"no task in both runs", "no regressions",
+	} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q", s)
+		}
+	}
+	// A longer list is cut after five keys.
+	for _, item := range []string{"11", "12"} {
+		new.Records = append(new.Records, rec("jets", item, "beam", "beam"))
+	}
+	if out := text(t, Compare(old, new, defaults)); !strings.Contains(out, "7 tasks only in NEW (not compared): "+strings.Join(wantNew[:4], ", ")+", "+key("jets", "10", "beam")+", … (2 more)") {
+		t.Errorf("long list not cut:\n%s", out)
+	}
+}
+
+func TestInfiniteAndUnscored(t *testing.T) {
+	old := baseRun()
+	new := clone(old)
+	negInf := math.Inf(-1)
+	// jets item 0: every tree −Inf in both runs (no finite MAP); item 1: greedy unscored (nil)
+	// in both; item 2: greedy finite in OLD, −Inf in NEW; and an algorithm scored by no one.
+	for _, run := range []Run{old, new} {
+		for _, alg := range run.Manifest.Algorithms {
+			find(t, run, key("jets", "0", alg)).LogLikelihood = results.Log(negInf)
+		}
+		find(t, run, key("jets", "1", "greedy")).LogLikelihood = nil
+	}
+	find(t, new, key("jets", "2", "greedy")).LogLikelihood = results.Log(negInf)
+	for i, run := range []*Run{&old, &new} {
+		run.Manifest.Algorithms = append(run.Manifest.Algorithms, "distance")
+		for item := range 3 {
+			r := rec("jets", fmt.Sprint(item), "distance", "distance")
+			r.Seconds = float64(i + item)
+			run.Records = append(run.Records, r)
+		}
+	}
+	res := Compare(old, new, defaults)
+	wantRegressions(t, res, []string{"jets/greedy: log-likelihood −Inf on 1 item finite in OLD (2)"})
+	g := row(t, res, "jets", "greedy")
+	if g.LogLikelihood.Items != 1 || g.ExactGap.Items != 1 || math.IsNaN(g.LogLikelihood.Old) {
+		t.Errorf("jets/greedy log-likelihood %+v, gap %+v; want item 3 only", g.LogLikelihood, g.ExactGap)
+	}
+	if tr := row(t, res, "jets", "trellis"); tr.LogLikelihood.Items != 3 || !tr.Unchanged() {
+		t.Errorf("jets/trellis log-likelihood %+v", tr.LogLikelihood)
+	}
+	d := row(t, res, "jets", "distance")
+	if d.LogLikelihood.Items != 0 || d.ExactGap.Items != 0 || d.Tasks != 3 || !d.Unchanged() {
+		t.Errorf("jets/distance %+v", d)
+	}
+	out := text(t, res)
+	t.Logf("\n%s", out)
+	for _, s := range []string{"log-likelihood −Inf", "REGRESSION: 1 item (2)", "log-likelihood (1)", "gap to exact MAP (1)"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q", s)
+		}
+	}
+	// A row whose every task failed in both runs has no metrics and prints no NaN.
+	for _, run := range []Run{old, new} {
+		for item := range 3 {
+			find(t, run, key("jets", fmt.Sprint(item), "distance")).Error = "no model"
+		}
+	}
+	res = Compare(old, new, defaults)
+	if d := row(t, res, "jets", "distance"); d.Tasks != 0 || d.FailedBoth != 3 {
+		t.Errorf("jets/distance: %d tasks, %d failed in both", d.Tasks, d.FailedBoth)
+	}
+	text(t, res)
+}

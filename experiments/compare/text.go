@@ -1,0 +1,217 @@
+package compare
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"hcbench/experiments/config"
+	"hcbench/experiments/results"
+)
+
+// listed is how many task keys a note lists before "… (n more)".
+const listed = 5
+
+// WriteText writes the report printed by the command: both runs, the thresholds, notes on the
+// configs and on tasks in one run only, a table per data set, and the regressions.
+func (r *Result) WriteText(w io.Writer) error {
+	var buf bytes.Buffer
+	r.writeText(&buf)
+	// tabwriter pads empty trailing cells; drop the trailing blanks.
+	bw := bufio.NewWriter(w)
+	for line := range strings.Lines(buf.String()) {
+		bw.WriteString(strings.TrimRight(line, " \n"))
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+func (r *Result) writeText(bw *bytes.Buffer) {
+	fmt.Fprintln(bw, "hcbench compare")
+	tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
+	for _, run := range []struct {
+		name string
+		m    results.Manifest
+	}{{"old", r.Old}, {"new", r.New}} {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", run.name, orUnknown(run.m.Experiment, "experiment"), revision(run.m), started(run.m.Start), host(run.m))
+	}
+	tw.Flush()
+	fmt.Fprintf(bw, "  thresholds: %s\n", thresholds(r.Thresholds))
+	if r.ConfigHashDiffers() {
+		fmt.Fprintf(bw, "  note: the config hashes differ (old %s, new %s): the runs come from different configs, and only the tasks they share are compared\n",
+			short(orUnknown(r.Old.ConfigHash, "unknown")), short(orUnknown(r.New.ConfigHash, "unknown")))
+	}
+	for _, only := range []struct {
+		run  string
+		keys []string
+	}{{"OLD", r.OnlyOld}, {"NEW", r.OnlyNew}} {
+		if n := len(only.keys); n > 0 {
+			fmt.Fprintf(bw, "  note: %d %s only in %s (not compared): %s\n", n, plural(n, "task", "tasks"), only.run, firstFew(only.keys, listed))
+		}
+	}
+	if n := len(r.Duplicates); n > 0 {
+		fmt.Fprintf(bw, "  note: %d %s recorded twice in one run (the later record is used): %s\n", n, plural(n, "task", "tasks"), firstFew(r.Duplicates, listed))
+	}
+
+	for i := 0; i < len(r.Rows); {
+		ds := r.Rows[i].Dataset
+		fmt.Fprintf(bw, "\ndata set %s\n", ds)
+		tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  algorithm\ttasks\tmetric\told\tnew\tΔ")
+		for ; i < len(r.Rows) && r.Rows[i].Dataset == ds; i++ {
+			r.Rows[i].writeRows(tw, r.Thresholds)
+		}
+		tw.Flush()
+	}
+
+	regs := r.Regressions()
+	if len(regs) == 0 {
+		fmt.Fprintln(bw, "\nno regressions")
+	} else {
+		fmt.Fprintf(bw, "\n%d %s:\n", len(regs), plural(len(regs), "regression", "regressions"))
+		for _, l := range regs {
+			fmt.Fprintf(bw, "  %s\n", l)
+		}
+	}
+}
+
+// writeRows writes a row's lines: its status, then a line per metric.
+func (r *Row) writeRows(tw io.Writer, th config.Thresholds) {
+	label := r.Algorithm
+	if r.AlgorithmName != "" && r.AlgorithmName != r.Algorithm {
+		label += " (" + r.AlgorithmName + ")"
+	}
+	status := "no change"
+	switch n := len(r.regressions); {
+	case r.Tasks == 0 && len(r.NewFailures)+len(r.Fixed)+r.FailedBoth == 0:
+		status = "no task in both runs"
+	case n > 0:
+		status = fmt.Sprintf("%d %s", n, plural(n, "REGRESSION", "REGRESSIONS"))
+	case !r.qualityUnchanged():
+		status = "changed, within thresholds"
+	case len(r.Fixed) > 0:
+		status = fmt.Sprintf("no change; %d %s fixed", len(r.Fixed), plural(len(r.Fixed), "task", "tasks"))
+	}
+	fmt.Fprintf(tw, "  %s\t%d\tquality\t\t\t\t%s\n", label, r.Tasks, status)
+	line := func(metric, old, new, delta, verdict string) {
+		fmt.Fprintf(tw, "  \t\t%s\t%s\t%s\t%s\t%s\n", metric, old, new, delta, verdict)
+	}
+	names := []string{"log-likelihood", "gap to exact MAP", "log evidence", "purity"}
+	for i, c := range qualityChecks(r, th) {
+		m := c.m
+		if m.Items == 0 {
+			continue
+		}
+		verdict := ""
+		switch worse := worsening(m, c.sign); {
+		case m.Changed == 0:
+		case beyond(worse, c.th, m):
+			verdict = fmt.Sprintf("REGRESSION (%s by %s > %g)", map[bool]string{true: "drop", false: "rise"}[c.sign > 0], num(worse), c.th)
+		case worse > 0:
+			verdict = "worse, within threshold"
+		default:
+			verdict = "better"
+		}
+		if m.Changed > 0 {
+			verdict += fmt.Sprintf("; %d of %d items differ", m.Changed, m.Items)
+		}
+		line(fmt.Sprintf("%s (%d)", names[i], m.Items), num(m.Old), num(m.New), signed(m.Delta), verdict)
+	}
+	if n := len(r.NewlyInfinite); n > 0 {
+		line("log-likelihood −Inf", "finite", "−Inf", "", fmt.Sprintf("REGRESSION: %d %s (%s)", n, plural(n, "item", "items"), firstFew(r.NewlyInfinite, listed)))
+	}
+	if t := r.Time; t.Tasks > 0 {
+		verdict := fmt.Sprintf("p=%.3f n=%d", t.P, t.Tasks)
+		if !t.Significant {
+			verdict = "~ (" + verdict + ")"
+		}
+		if r.TimeRegressed(th) {
+			verdict = fmt.Sprintf("REGRESSION (slower by %.1f%% > %g%%) %s", 100*(t.Ratio-1), 100*th.Time, verdict)
+		}
+		delta := "—"
+		if !math.IsNaN(t.Ratio) {
+			delta = fmt.Sprintf("%+.1f%%", 100*(t.Ratio-1))
+		}
+		line("time (median s)", num(t.Old), num(t.New), delta, verdict)
+	}
+	for _, f := range r.NewFailures {
+		line("fails in NEW", "ok", "error", "", fmt.Sprintf("REGRESSION: item %s: %s", f.Item, oneLine(f.Error)))
+	}
+	if n := len(r.Fixed); n > 0 {
+		line("fixed in NEW", "error", "ok", "", fmt.Sprintf("%d %s: %s", n, plural(n, "task", "tasks"), firstFew(r.Fixed, listed)))
+	}
+	if r.FailedBoth > 0 {
+		line("failed in both", "", "", "", fmt.Sprintf("%d %s", r.FailedBoth, plural(r.FailedBoth, "task", "tasks")))
+	}
+}
+
+func signed(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "—"
+	}
+	if v == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%+.3g", v)
+}
+
+func orUnknown(s, what string) string {
+	if s == "" {
+		return "(" + what + " unknown)"
+	}
+	return s
+}
+
+// short abbreviates a hash to 12 characters.
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+func revision(m results.Manifest) string {
+	if m.Revision == "" {
+		return "revision unknown"
+	}
+	s := "revision " + short(m.Revision)
+	if m.Modified {
+		s += " (modified)"
+	}
+	return s
+}
+
+func started(t time.Time) string {
+	if t.IsZero() {
+		return "start unknown"
+	}
+	return "started " + t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+func host(m results.Manifest) string {
+	var parts []string
+	if m.Host != "" {
+		parts = append(parts, m.Host)
+	}
+	if m.CPUs > 0 {
+		parts = append(parts, fmt.Sprintf("%d CPUs", m.CPUs))
+	}
+	if m.GoVersion != "" {
+		parts = append(parts, m.GoVersion)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func thresholds(th config.Thresholds) string {
+	t := "time not checked (0)"
+	if th.Time > 0 {
+		t = fmt.Sprintf("time %g%% slower with p < %g", 100*th.Time, Alpha)
+	}
+	return fmt.Sprintf("log-likelihood drop %g, exact-gap rise %g, log-evidence drop %g, purity drop %g, %s",
+		th.LogLikelihood, th.ExactGap, th.LogEvidence, th.Purity, t)
+}

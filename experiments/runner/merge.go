@@ -1,0 +1,218 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"hcbench/experiments/results"
+)
+
+// MergeOptions configure Merge.
+type MergeOptions struct {
+	// Out is the merged run directory; it must not exist or be empty.
+	Out string
+	// Partial merges even when tasks are missing; the manifest then says "incomplete".
+	Partial bool
+}
+
+// shardRun is one shard found in a directory.
+type shardRun struct {
+	dir      string
+	manifest results.Manifest
+	path     string // its manifest file
+	records  []results.Record
+}
+
+// Merge joins the shards found in dirs (any number of shards per directory) into one run
+// directory, as if the plan had run whole: it checks that they belong to one config (the same
+// config hash, shard count and task list), that every record belongs to its shard, and that
+// every planned task is present exactly once, listing what is missing; then it writes the
+// records in plan order, a manifest, and the reports, bench.txt and index.html.
+func Merge(dirs []string, o MergeOptions) (*Outcome, error) {
+	if len(dirs) == 0 {
+		return nil, errors.New("merge: no shard directories given")
+	}
+	var shards []shardRun
+	var keys []string
+	var keysFrom string
+	for _, dir := range dirs {
+		paths, err := filepath.Glob(filepath.Join(dir, "manifest-shard-*-of-*.json"))
+		if err != nil {
+			return nil, err
+		}
+		if len(paths) == 0 {
+			if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err == nil {
+				return nil, fmt.Errorf("merge: %s holds a whole run, not shards", dir)
+			}
+			return nil, fmt.Errorf("merge: %s holds no shards (no manifest-shard-*.json)", dir)
+		}
+		k, err := readTasks(dir)
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		if keys == nil {
+			keys, keysFrom = k, dir
+		} else if !slices.Equal(keys, k) {
+			return nil, fmt.Errorf("merge: %s and %s plan different tasks; they are not shards of one run", filepath.Join(keysFrom, TasksFile), filepath.Join(dir, TasksFile))
+		}
+		for _, p := range paths {
+			m, err := results.ReadManifest(p)
+			if err != nil {
+				return nil, fmt.Errorf("merge: %w", err)
+			}
+			if m.Shard == nil {
+				return nil, fmt.Errorf("merge: %s has no shard in it", p)
+			}
+			recs, err := results.ReadFile(filesOf(dir, m.Shard).results)
+			if err != nil {
+				return nil, fmt.Errorf("merge: %w", err)
+			}
+			shards = append(shards, shardRun{dir: dir, manifest: m, path: p, records: recs})
+		}
+	}
+	first := shards[0]
+	seen := map[int]string{}
+	for _, s := range shards {
+		switch {
+		case s.manifest.ConfigHash != first.manifest.ConfigHash:
+			return nil, fmt.Errorf("merge: %s and %s are shards of different configs (config hash %.12s… and %.12s…)", first.path, s.path, first.manifest.ConfigHash, s.manifest.ConfigHash)
+		case s.manifest.Shard.Count != first.manifest.Shard.Count:
+			return nil, fmt.Errorf("merge: %s is shard %v and %s shard %v: the shard counts differ", first.path, first.manifest.Shard, s.path, s.manifest.Shard)
+		}
+		if prev, dup := seen[s.manifest.Shard.Index]; dup {
+			return nil, fmt.Errorf("merge: shard %v is given twice (%s and %s)", s.manifest.Shard, prev, s.path)
+		}
+		seen[s.manifest.Shard.Index] = s.path
+	}
+	pos := make(map[string]int, len(keys))
+	for i, k := range keys {
+		pos[k] = i
+	}
+	byKey := map[string]string{}
+	var all []results.Record
+	for _, s := range shards {
+		for _, r := range s.records {
+			k, ok := pos[r.Key]
+			switch {
+			case !ok:
+				return nil, fmt.Errorf("merge: %s has a record of task %q, which the plan does not hold", s.path, r.Key)
+			case !inShard(k, s.manifest.Shard):
+				return nil, fmt.Errorf("merge: %s has a record of task %q, which belongs to shard %d/%d", s.path, r.Key, k%s.manifest.Shard.Count, s.manifest.Shard.Count)
+			}
+			if prev, dup := byKey[r.Key]; dup {
+				return nil, fmt.Errorf("merge: task %q is recorded twice (%s and %s)", r.Key, prev, s.path)
+			}
+			byKey[r.Key] = s.path
+			all = append(all, r)
+		}
+	}
+	var missing []string
+	for _, k := range keys {
+		if _, ok := byKey[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	var absent []string
+	for i := range first.manifest.Shard.Count {
+		if _, ok := seen[i]; !ok {
+			absent = append(absent, fmt.Sprintf("%d/%d", i, first.manifest.Shard.Count))
+		}
+	}
+	if len(missing) > 0 && !o.Partial {
+		var b strings.Builder
+		fmt.Fprintf(&b, "merge: %d of %d planned tasks have no record", len(missing), len(keys))
+		if len(absent) > 0 {
+			fmt.Fprintf(&b, " (shards not given: %s)", strings.Join(absent, ", "))
+		}
+		b.WriteString("; missing:")
+		for i, k := range missing {
+			if i == 20 {
+				fmt.Fprintf(&b, "\n  … and %d more", len(missing)-20)
+				break
+			}
+			b.WriteString("\n  " + k)
+		}
+		b.WriteString("\nresume the unfinished shards (the same run command), or merge with -partial")
+		return nil, errors.New(b.String())
+	}
+	if err := prepareMergeDir(o.Out); err != nil {
+		return nil, err
+	}
+	sortByPlan(all, keys)
+	m := first.manifest
+	m.Shard, m.Resumes, m.Warnings, m.MergedFrom = nil, 0, nil, nil
+	m.Args, m.Workers = nil, 0
+	m.Tasks, m.Finished, m.Failed = len(keys), len(all), 0
+	m.Start, m.End = first.manifest.Start, time.Time{}
+	for _, s := range shards {
+		m.MergedFrom = append(m.MergedFrom, s.path)
+		m.Warnings = append(m.Warnings, s.manifest.Warnings...)
+		if s.manifest.Start.Before(m.Start) {
+			m.Start = s.manifest.Start
+		}
+		if s.manifest.End.After(m.End) {
+			m.End = s.manifest.End
+		}
+		if s.manifest.Status != results.StatusComplete {
+			m.Warnings = append(m.Warnings, fmt.Sprintf("%s: status %s", s.path, s.manifest.Status))
+		}
+	}
+	for _, r := range all {
+		if r.Error != "" {
+			m.Failed++
+		}
+	}
+	m.Status = results.StatusComplete
+	if len(missing) > 0 {
+		m.Status = results.StatusIncomplete
+		m.Warnings = append(m.Warnings, fmt.Sprintf("merged with %d of %d tasks missing (-partial)", len(missing), len(keys)))
+	}
+	for _, f := range []string{ConfigFile, TasksFile} {
+		b, err := os.ReadFile(filepath.Join(first.dir, f))
+		if err != nil {
+			return nil, err
+		}
+		if err := results.WriteFileAtomic(filepath.Join(o.Out, f), b); err != nil {
+			return nil, err
+		}
+	}
+	w, err := results.Create(filepath.Join(o.Out, ResultsFile))
+	if err != nil {
+		return nil, err
+	}
+	for i := range all {
+		if err := w.Write(&all[i]); err != nil {
+			w.Close()
+			return nil, err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	if err := m.WriteFile(filepath.Join(o.Out, ManifestFile)); err != nil {
+		return nil, err
+	}
+	out := &Outcome{Dir: o.Out, Manifest: m}
+	out.Reports, err = Finish(o.Out, m, all)
+	return out, err
+}
+
+// prepareMergeDir makes the merge's output directory, which must be new or empty.
+func prepareMergeDir(dir string) error {
+	if dir == "" {
+		return errors.New("merge: no output directory given")
+	}
+	entries, err := os.ReadDir(dir)
+	switch {
+	case err == nil && len(entries) > 0:
+		return fmt.Errorf("merge: %s already exists and is not empty; choose another with -out", dir)
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return err
+	}
+	return os.MkdirAll(dir, 0o755)
+}
