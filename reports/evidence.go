@@ -3,7 +3,6 @@ package reports
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"strconv"
 
 	"hcbench/experiments/results"
@@ -141,21 +140,8 @@ func evidence(in Input, dir string) ([]string, error) {
 		"Flat clusters counts the clusters of the cut at r < 0.5 (BHC: params.cut; BRT: top-down at r_T = π_T f(D_T)/p(D_T|T) < 0.5, ours).",
 		fmt.Sprintf("Equal counts items where |x − y| ≤ %g; bhc_exact − bhc (prior fixed, same π) is never negative, and equal means greedy search found the best tree.", evidenceTie),
 	}
-	files, err := writeMarkdown(dir, "evidence", "Log evidence: "+in.Experiment, sections, notes)
-	if err != nil {
-		return files, err
-	}
-	for _, c := range []struct {
-		name string
-		t    table.Table
-	}{{"evidence.csv", csvT}, {"evidence_differences.csv", gapCSV}} {
-		path := filepath.Join(dir, c.name)
-		if err := writeCSV(path, c.t); err != nil {
-			return files, err
-		}
-		files = append(files, path)
-	}
-	return files, nil
+	return writeReport(dir, "evidence", "Log evidence: "+in.Experiment, sections, notes,
+		csvFile{"evidence.csv", csvT}, csvFile{"evidence_differences.csv", gapCSV})
 }
 
 // present reports whether algorithm a has a record for any of the items.

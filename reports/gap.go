@@ -231,16 +231,8 @@ func likelihoodGap(in Input, dir string) ([]string, error) {
 		"ML4PS 2020 Table 1 (Ginkgo510, 5000 jets of 5 to 10 leaves): Trellis − Beam Search 0.4 ± 0.5, Trellis − Greedy 1.5 ± 1.1, Beam Search − Greedy 1.1 ± 1.1.",
 		fmt.Sprintf("A tree reaches the exact MAP when its log-likelihood is within %g of the trellis's.", mapTolerance),
 	}
-	md, err := writeMarkdown(dir, "likelihood_gap", "Likelihood gaps: "+in.Experiment, sections, notes)
-	files = append(md, files...)
-	if err != nil {
-		return files, err
-	}
-	csvPath := filepath.Join(dir, "likelihood_gap.csv")
-	if err := writeCSV(csvPath, csvT); err != nil {
-		return files, err
-	}
-	return append(files, csvPath), nil
+	tables, err := writeReport(dir, "likelihood_gap", "Likelihood gaps: "+in.Experiment, sections, notes, csvFile{"likelihood_gap.csv", csvT})
+	return append(tables, files...), err
 }
 
 func distinctNs(ns []int) []int {
@@ -340,15 +332,7 @@ func gapHistogram(dir, ds string, g gapPair) ([]string, error) {
 		return nil, err
 	}
 	p.Add(h)
-	var files []string
-	for _, ext := range []string{"png", "svg"} {
-		path := filepath.Join(dir, fmt.Sprintf("gap-%s-%s-%s.%s", ds, g.row, g.col, ext))
-		if err := p.Save(5*vg.Inch, 3.5*vg.Inch, path); err != nil {
-			return files, err
-		}
-		files = append(files, path)
-	}
-	return files, nil
+	return savePlot(p, 5*vg.Inch, 3.5*vg.Inch, filepath.Join(dir, fmt.Sprintf("gap-%s-%s-%s", ds, g.row, g.col)))
 }
 
 // histBins is about √n bins, between 5 and 50.

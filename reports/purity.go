@@ -3,7 +3,6 @@ package reports
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"strconv"
 
 	"hcbench/experiments/results"
@@ -70,15 +69,7 @@ func purity(in Input, dir string) ([]string, error) {
 		"Leaves of unknown class are left out of every purity; 'labelled leaves' counts those kept.",
 		"In the per-item table, MAP − x is the exact trellis MAP log-likelihood minus algorithm x's (0: x found the MAP), and DP x is x's dendrogram purity.",
 	}
-	files, err := writeMarkdown(dir, "purity", "Purity: "+in.Experiment, sections, notes)
-	if err != nil {
-		return files, err
-	}
-	csvPath := filepath.Join(dir, "purity.csv")
-	if err := writeCSV(csvPath, csvT); err != nil {
-		return files, err
-	}
-	return append(files, csvPath), nil
+	return writeReport(dir, "purity", "Purity: "+in.Experiment, sections, notes, csvFile{"purity.csv", csvT})
 }
 
 func hasLabels(items map[string]map[string]results.Record) bool {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 
 	"hcbench/experiments/results"
 	"hcbench/reports/table"
@@ -94,6 +96,40 @@ func writeMarkdown(dir, name, title string, sections []section, notes []string) 
 		return nil, err
 	}
 	return []string{md}, nil
+}
+
+// csvFile is a table to write as CSV under a file name.
+type csvFile struct {
+	name string
+	t    table.Table
+}
+
+// writeReport writes name.md (see writeMarkdown) and the CSV files, and returns their paths.
+func writeReport(dir, name, title string, sections []section, notes []string, csvs ...csvFile) ([]string, error) {
+	files, err := writeMarkdown(dir, name, title, sections, notes)
+	if err != nil {
+		return files, err
+	}
+	for _, c := range csvs {
+		path := filepath.Join(dir, c.name)
+		if err := writeCSV(path, c.t); err != nil {
+			return files, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
+
+// savePlot writes base.png and base.svg.
+func savePlot(p *plot.Plot, w, h vg.Length, base string) ([]string, error) {
+	var files []string
+	for _, ext := range []string{".png", ".svg"} {
+		if err := p.Save(w, h, base+ext); err != nil {
+			return files, err
+		}
+		files = append(files, base+ext)
+	}
+	return files, nil
 }
 
 // section is one titled table of a Markdown report.

@@ -2,7 +2,6 @@ package reports
 
 import (
 	"encoding/xml"
-	"flag"
 	"image/png"
 	"math"
 	"os"
@@ -12,34 +11,8 @@ import (
 	"testing"
 
 	"hcbench/experiments/results"
+	"hcbench/reports/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares the file at path with testdata/<name>; with -update it rewrites the golden
-// file instead. On a mismatch it leaves the new output beside it as <name>.got.
-func golden(t *testing.T, path, name string) {
-	t.Helper()
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(want, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	w, err := os.ReadFile(want)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(w) != string(got) {
-		_ = os.WriteFile(want+".got", got, 0o644)
-		t.Errorf("%s differs from %s (new output in %s.got; go test -update accepts it):\n%s", path, want, want, got)
-	}
-}
 
 func rec(ds, alg string, ll, truth float64, errMsg string, secs float64) results.Record {
 	r := results.Record{Schema: results.RecordSchema, Dataset: ds, Algorithm: alg, Seconds: secs, Error: errMsg}
@@ -91,8 +64,8 @@ func TestSummaryGolden(t *testing.T) {
 	if len(files) != 2 {
 		t.Fatalf("wrote %v, want summary.md and summary.csv", files)
 	}
-	golden(t, filepath.Join(dir, "summary.md"), "summary.md")
-	golden(t, filepath.Join(dir, "summary.csv"), "summary.csv")
+	golden.Check(t, filepath.Join(dir, "summary.md"), "summary.md")
+	golden.Check(t, filepath.Join(dir, "summary.csv"), "summary.csv")
 }
 
 func TestUnknownReport(t *testing.T) {
@@ -126,8 +99,8 @@ func TestRuntimeGolden(t *testing.T) {
 	if len(files) != 4 {
 		t.Fatalf("wrote %v, want runtime.md, .csv, .png and .svg", files)
 	}
-	golden(t, filepath.Join(dir, "runtime.md"), "runtime.md")
-	golden(t, filepath.Join(dir, "runtime.csv"), "runtime.csv")
+	golden.Check(t, filepath.Join(dir, "runtime.md"), "runtime.md")
+	golden.Check(t, filepath.Join(dir, "runtime.csv"), "runtime.csv")
 	checkPlot(t, filepath.Join(dir, "runtime.png"), filepath.Join(dir, "runtime.svg"), 6)
 }
 
@@ -199,8 +172,8 @@ func TestLikelihoodGapGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, filepath.Join(dir, "likelihood_gap.md"), "likelihood_gap.md")
-	golden(t, filepath.Join(dir, "likelihood_gap.csv"), "likelihood_gap.csv")
+	golden.Check(t, filepath.Join(dir, "likelihood_gap.md"), "likelihood_gap.md")
+	golden.Check(t, filepath.Join(dir, "likelihood_gap.csv"), "likelihood_gap.csv")
 	// One histogram per pair of the three algorithms, as PNG and SVG.
 	if len(files) != 2+3*2 {
 		t.Errorf("wrote %d files: %v", len(files), files)
@@ -213,8 +186,8 @@ func TestZVsMAPGolden(t *testing.T) {
 	if _, err := Write([]string{"z_vs_map"}, jetRecords(), dir); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, filepath.Join(dir, "z_vs_map.md"), "z_vs_map.md")
-	golden(t, filepath.Join(dir, "z_vs_map.csv"), "z_vs_map.csv")
+	golden.Check(t, filepath.Join(dir, "z_vs_map.md"), "z_vs_map.md")
+	golden.Check(t, filepath.Join(dir, "z_vs_map.csv"), "z_vs_map.csv")
 	// 4 points, the line, the grid and the axes.
 	checkPlot(t, filepath.Join(dir, "z_vs_map.png"), filepath.Join(dir, "z_vs_map.svg"), 4)
 	checkPlot(t, filepath.Join(dir, "z_minus_map.png"), filepath.Join(dir, "z_minus_map.svg"), 1)
@@ -253,8 +226,8 @@ func TestPurityGolden(t *testing.T) {
 	if _, err := Write([]string{"purity"}, labelledRecords(), dir); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, filepath.Join(dir, "purity.md"), "purity.md")
-	golden(t, filepath.Join(dir, "purity.csv"), "purity.csv")
+	golden.Check(t, filepath.Join(dir, "purity.md"), "purity.md")
+	golden.Check(t, filepath.Join(dir, "purity.csv"), "purity.csv")
 }
 
 func TestDendrograms(t *testing.T) {
@@ -316,7 +289,7 @@ func TestEvidenceGolden(t *testing.T) {
 	if _, err := Write([]string{"evidence"}, evidenceRecords(), dir); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, filepath.Join(dir, "evidence.md"), "evidence.md")
-	golden(t, filepath.Join(dir, "evidence.csv"), "evidence.csv")
-	golden(t, filepath.Join(dir, "evidence_differences.csv"), "evidence_differences.csv")
+	golden.Check(t, filepath.Join(dir, "evidence.md"), "evidence.md")
+	golden.Check(t, filepath.Join(dir, "evidence.csv"), "evidence.csv")
+	golden.Check(t, filepath.Join(dir, "evidence_differences.csv"), "evidence_differences.csv")
 }

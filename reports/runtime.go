@@ -93,15 +93,10 @@ func runtime(in Input, dir string) ([]string, error) {
 		}
 	}
 	notes := []string{"Median wall time per task (one algorithm on one item) by the number of leaves N; the plot is runtime.png / runtime.svg."}
-	files, err := writeMarkdown(dir, "runtime", "Runtime: "+in.Experiment, []section{{title: "Median seconds per task", table: md}}, notes)
+	files, err := writeReport(dir, "runtime", "Runtime: "+in.Experiment, []section{{title: "Median seconds per task", table: md}}, notes, csvFile{"runtime.csv", csvT})
 	if err != nil {
 		return files, err
 	}
-	csvPath := filepath.Join(dir, "runtime.csv")
-	if err := writeCSV(csvPath, csvT); err != nil {
-		return files, err
-	}
-	files = append(files, csvPath)
 
 	p := plot.New()
 	p.Title.Text = "Runtime: " + in.Experiment
@@ -127,14 +122,8 @@ func runtime(in Input, dir string) ([]string, error) {
 	}
 	p.Legend.Top = true
 	p.Legend.Left = true
-	for _, ext := range []string{"png", "svg"} {
-		path := filepath.Join(dir, "runtime."+ext)
-		if err := p.Save(6*vg.Inch, 4*vg.Inch, path); err != nil {
-			return files, err
-		}
-		files = append(files, path)
-	}
-	return files, nil
+	plots, err := savePlot(p, 6*vg.Inch, 4*vg.Inch, filepath.Join(dir, "runtime"))
+	return append(files, plots...), err
 }
 
 // median returns the median of sorted xs (the mean of the two middle values for an even count).

@@ -2,7 +2,6 @@ package reports
 
 import (
 	"math"
-	"path/filepath"
 	"strconv"
 
 	"hcbench/reports/table"
@@ -91,13 +90,5 @@ func summary(in Input, dir string) ([]string, error) {
 		"−inf counts trees the model forbids; failed counts tasks that ended in an error (see the error field of results.jsonl).",
 		"Gap to truth is the tree's log-likelihood minus the generating tree's, so positive means more likely than the truth.",
 	}
-	files, err := writeMarkdown(dir, "summary", "Summary: "+in.Experiment, sections, notes)
-	if err != nil {
-		return files, err
-	}
-	csvPath := filepath.Join(dir, "summary.csv")
-	if err := writeCSV(csvPath, csvT); err != nil {
-		return files, err
-	}
-	return append(files, csvPath), nil
+	return writeReport(dir, "summary", "Summary: "+in.Experiment, sections, notes, csvFile{"summary.csv", csvT})
 }

@@ -55,15 +55,10 @@ func zVsMAP(in Input, dir string) ([]string, error) {
 		csvT.Rows = append(csvT.Rows, []string{strconv.Itoa(n), strconv.Itoa(len(ms)), num(mm), num(msd), num(zm), num(zsd), num(dm), num(dsd)})
 	}
 	notes := []string{"Records of the exact trellis in mode full; the scatter is z_vs_map.png / .svg, the distribution of log Z − MAP z_minus_map.png / .svg. ML4PS 2020 Fig. 3 shows the same for Ginkgo510."}
-	files, err := writeMarkdown(dir, "z_vs_map", "log Z against the MAP: "+in.Experiment, []section{{title: "By number of leaves N (mean ± std)", table: md}}, notes)
+	files, err := writeReport(dir, "z_vs_map", "log Z against the MAP: "+in.Experiment, []section{{title: "By number of leaves N (mean ± std)", table: md}}, notes, csvFile{"z_vs_map.csv", csvT})
 	if err != nil {
 		return files, err
 	}
-	csvPath := filepath.Join(dir, "z_vs_map.csv")
-	if err := writeCSV(csvPath, csvT); err != nil {
-		return files, err
-	}
-	files = append(files, csvPath)
 	if len(ns) == 0 {
 		return files, nil
 	}
@@ -99,12 +94,10 @@ func zVsMAP(in Input, dir string) ([]string, error) {
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo-pad, hi+pad, lo-pad, hi+pad
 	// The corner below the diagonal (MAP ≤ log Z always) is empty.
 	p.Legend.Top, p.Legend.Left = false, false
-	for _, ext := range []string{"png", "svg"} {
-		path := filepath.Join(dir, "z_vs_map."+ext)
-		if err := p.Save(6*vg.Inch, 6*vg.Inch, path); err != nil {
-			return files, err
-		}
-		files = append(files, path)
+	plots, err := savePlot(p, 6*vg.Inch, 6*vg.Inch, filepath.Join(dir, "z_vs_map"))
+	files = append(files, plots...)
+	if err != nil {
+		return files, err
 	}
 
 	h := plot.New()
@@ -116,12 +109,6 @@ func zVsMAP(in Input, dir string) ([]string, error) {
 		return files, err
 	}
 	h.Add(hist)
-	for _, ext := range []string{"png", "svg"} {
-		path := filepath.Join(dir, "z_minus_map."+ext)
-		if err := h.Save(5*vg.Inch, 3.5*vg.Inch, path); err != nil {
-			return files, err
-		}
-		files = append(files, path)
-	}
-	return files, nil
+	plots, err = savePlot(h, 5*vg.Inch, 3.5*vg.Inch, filepath.Join(dir, "z_minus_map"))
+	return append(files, plots...), err
 }

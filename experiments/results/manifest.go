@@ -160,6 +160,12 @@ func WriteFileAtomic(path string, b []byte) error {
 		os.Remove(tmp.Name())
 		return err
 	}
+	// CreateTemp makes the file private; a run directory is shared, like the files os.Create makes.
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())
 		return err

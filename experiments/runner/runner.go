@@ -156,6 +156,9 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 
 	log.Info("run", "experiment", p.Config.Name, "dir", opts.Dir, "shard", shardText(opts.Shard), "tasks", len(todo), "workers", workers)
 	save := (opts.SaveData || p.Config.SaveData) && opts.Shard == nil
+	if (opts.SaveData || p.Config.SaveData) && opts.Shard != nil {
+		log.Warn("save_data is ignored by a shard, which loads only its own items; run the config whole to save its data")
+	}
 	items := loadItems(ctx, p, todo, save, workers)
 	for _, d := range p.Datasets {
 		if w := items.shortfall(d); w != "" {

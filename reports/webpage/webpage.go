@@ -81,7 +81,7 @@ func Write(dir string) (string, error) {
 		return "", fmt.Errorf("webpage: %w", err)
 	}
 	out := filepath.Join(dir, File)
-	if err := writeAtomic(out, buf.Bytes()); err != nil {
+	if err := results.WriteFileAtomic(out, buf.Bytes()); err != nil {
 		return "", fmt.Errorf("webpage: %w", err)
 	}
 	return out, nil
@@ -488,27 +488,4 @@ func uniqueID(ids map[string]bool, id string) string {
 	}
 	ids[out] = true
 	return out
-}
-
-// writeAtomic writes b to a temporary file beside path and renames it into place.
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".index-*.html")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

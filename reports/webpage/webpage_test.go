@@ -1,7 +1,6 @@
 package webpage
 
 import (
-	"flag"
 	"fmt"
 	"html"
 	"image/color"
@@ -18,35 +17,9 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"hcbench/experiments/results"
+	"hcbench/reports/golden"
 	"hcbench/reports/table"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares the file at path with testdata/<name>; with -update it rewrites the golden
-// file instead. On a mismatch it leaves the new output beside it as <name>.got.
-func golden(t *testing.T, path, name string) {
-	t.Helper()
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(want, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	w, err := os.ReadFile(want)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(w) != string(got) {
-		_ = os.WriteFile(want+".got", got, 0o644)
-		t.Errorf("%s differs from %s (new output in %s.got; go test -update accepts it)", path, want, want)
-	}
-}
 
 // mdReport is one Markdown report of a fixture, written as package reports writes it.
 type mdReport struct {
@@ -698,5 +671,5 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, path, "page.html")
+	golden.Check(t, path, "page.html")
 }
