@@ -12,38 +12,12 @@ import (
 	"hcbench/algorithms/itemset"
 	"hcbench/algorithms/model"
 	"hcbench/algorithms/model/ginkgo"
+	"hcbench/algorithms/model/ginkgo/ginkgotest"
 	"hcbench/algorithms/tree"
 	"hcbench/algorithms/trellis"
 	"hcbench/datasets/jets"
 	"hcbench/datasets/shareddata"
-	gen "hcbench/generators/ginkgo"
 )
-
-func jetModel(tb testing.TB, j jets.Jet) *ginkgo.Model {
-	tb.Helper()
-	m, err := ginkgo.New(j.Leaves, ginkgo.Params{Lambda: j.Lambda, LambdaRoot: j.RootLambdaOrDefault(), TCut: j.TCut})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return m
-}
-
-func randomJet(tb testing.TB, rng *rand.Rand, n int) jets.Jet {
-	tb.Helper()
-	tc := 16.0
-	switch {
-	case n > 16:
-		tc = 1.21
-	case n > 9:
-		tc = 4
-	}
-	p, _ := gen.Preset(gen.QCD, tc)
-	j, _, err := gen.Conditioned(rng, p, n, n, 1_000_000)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return j
-}
 
 func run(t *testing.T, m model.Model, opts Options) Result {
 	t.Helper()
@@ -133,7 +107,7 @@ func TestReferenceNineLeafJets(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, ref := range referenceBeam {
-		m := jetModel(t, js[i])
+		m := ginkgotest.Model(t, js[i], ginkgo.Version2020)
 		for _, c := range []struct {
 			b    int
 			ll   float64
@@ -154,7 +128,7 @@ func TestSizeOneIsGreedy(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{3, 6, 9, 14, 20} {
 		for range 5 {
-			m := jetModel(t, randomJet(t, rng, n))
+			m := ginkgotest.Model(t, ginkgotest.RandomJet(t, rng, n), ginkgo.Version2020)
 			g, err := greedy.Run(context.Background(), m)
 			if err != nil {
 				t.Fatal(err)
@@ -174,7 +148,7 @@ func TestBelowExactMAP(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{5, 8, 11} {
 		for range 4 {
-			m := jetModel(t, randomJet(t, rng, n))
+			m := ginkgotest.Model(t, ginkgotest.RandomJet(t, rng, n), ginkgo.Version2020)
 			tr, err := trellis.Build(context.Background(), m, trellis.Options{MAPOnly: true})
 			if err != nil {
 				t.Fatal(err)
@@ -193,7 +167,7 @@ func TestStructureBeamHasNoDuplicates(t *testing.T) {
 	// Under the structure rule no beam holds two paths with the same set of formed clusters.
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, n := range []int{6, 10, 16} {
-		m := jetModel(t, randomJet(t, rng, n))
+		m := ginkgotest.Model(t, ginkgotest.RandomJet(t, rng, n), ginkgo.Version2020)
 		s := &search{m: m, n: n, opts: Options{Size: 3 * n, Dedup: Structure}, store: m.NewClusters(), bySet: map[itemset.Set]int{}}
 		beam := []*path{s.start()}
 		for level := 0; level < n-1; level++ {
@@ -223,7 +197,7 @@ func sortedSets(p *path) []string {
 }
 
 func TestErrors(t *testing.T) {
-	m := jetModel(t, randomJet(t, rand.New(rand.NewPCG(1, 1)), 5))
+	m := ginkgotest.Model(t, ginkgotest.RandomJet(t, rand.New(rand.NewPCG(1, 1)), 5), ginkgo.Version2020)
 	if _, err := Run(context.Background(), m, Options{Size: 0}); err == nil {
 		t.Error("beam size 0 accepted")
 	}
@@ -236,7 +210,7 @@ func TestErrors(t *testing.T) {
 
 func BenchmarkBeam(b *testing.B) {
 	for _, n := range []int{10, 20, 30} {
-		m := jetModel(b, randomJet(b, rand.New(rand.NewPCG(uint64(n), 7)), n))
+		m := ginkgotest.Model(b, ginkgotest.RandomJet(b, rand.New(rand.NewPCG(uint64(n), 7)), n), ginkgo.Version2020)
 		for _, d := range []Dedup{Structure, Float} {
 			b.Run(fmt.Sprintf("N=%d/B=%d/%v", n, n*(n-1)/2, d), func(b *testing.B) {
 				for b.Loop() {
@@ -254,7 +228,7 @@ func TestPathTotalIsTreeScore(t *testing.T) {
 	// same terms, summed in another order), for every path of the final beam.
 	rng := rand.New(rand.NewPCG(8, 9))
 	for _, n := range []int{4, 9, 15} {
-		m := jetModel(t, randomJet(t, rng, n))
+		m := ginkgotest.Model(t, ginkgotest.RandomJet(t, rng, n), ginkgo.Version2020)
 		for _, d := range []Dedup{Structure, Float} {
 			s := &search{m: m, n: n, opts: Options{Size: 2 * n, Dedup: d}, store: m.NewClusters(), bySet: map[itemset.Set]int{}}
 			beam := []*path{s.start()}

@@ -9,49 +9,16 @@ import (
 	"testing"
 
 	"hcbench/algorithms/conjugate"
+	"hcbench/algorithms/conjugate/conjugatetest"
 	"hcbench/algorithms/logspace"
 	"hcbench/algorithms/tree"
-	"hcbench/datasets/labelled"
-	"hcbench/datasets/shareddata"
 	"hcbench/generators/mixture"
 )
 
-// iris30 is the 50-point iris subset of our reference runs (rows 0–29, 50–59 and 100–109 of
-// ../shared/data/uci/iris.csv) and its NIW model under caponetto's data recipe with g and κ0.
-func iris30(t testing.TB, g float64) (*conjugate.NIW, [][]float64) {
-	t.Helper()
-	p, err := shareddata.Path("uci/iris.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := labelled.ReadFile(p, "csv", labelled.CSVOptions{Header: "sklearn"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var x [][]float64
-	for _, r := range [][2]int{{0, 30}, {50, 60}, {100, 110}} {
-		x = append(x, d.X[r[0]:r[1]]...)
-	}
-	return niw(t, x, g), x
-}
-
-func niw(t testing.TB, x [][]float64, g float64) *conjugate.NIW {
-	t.Helper()
-	return niwOf(t, x, x, g)
-}
-
-// niwOf is the NIW model of the points x with the recipe's hyperparameters from the points from.
-func niwOf(t testing.TB, x, from [][]float64, g float64) *conjugate.NIW {
-	t.Helper()
-	hp, err := conjugate.NIWFromData(from, g, 0.001)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := conjugate.NewNIW(x, hp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+// niw is the NIW model of x with the data recipe's hyperparameters from x itself.
+func niw(tb testing.TB, x [][]float64, g float64) *conjugate.NIW {
+	tb.Helper()
+	return conjugatetest.NIW(tb, x, x, g)
 }
 
 // gaussian draws n points of a k-component Gaussian mixture in d dimensions.
@@ -88,7 +55,7 @@ func binary(t testing.TB, seed uint64, n, k, d int) (*conjugate.Bernoulli, [][]f
 // agrees to 6e-14). Merges are compared exactly, and the root log p(D|T) and the Corollary-1
 // bound to 1e-8.
 func TestIrisMatchesPyBHC(t *testing.T) {
-	m, _ := iris30(t, 20)
+	m := niw(t, conjugatetest.Iris30(t), 20)
 	h, err := Run(context.Background(), m, Prior{Alpha: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -511,7 +478,7 @@ func TestExactFixedBruteForce(t *testing.T) {
 	for n := 1; n <= 7; n++ {
 		for _, pi := range []float64{0.5, 0.01} {
 			x := gaussian(t, uint64(n), 8, 2, 2)
-			m := niwOf(t, x[:n], x, 10)
+			m := conjugatetest.NIW(t, x[:n], x, 10)
 			e, err := ExactFixed(context.Background(), m, pi)
 			if err != nil {
 				t.Fatal(err)

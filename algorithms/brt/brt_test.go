@@ -2,11 +2,9 @@ package brt_test
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"testing"
@@ -14,62 +12,15 @@ import (
 	"hcbench/algorithms/bhc"
 	"hcbench/algorithms/brt"
 	"hcbench/algorithms/conjugate"
+	"hcbench/algorithms/conjugate/conjugatetest"
 	"hcbench/algorithms/tree"
 	"hcbench/datasets/shareddata"
 )
 
-// iris30 returns the 50 × 4 iris subset of the reference runs (/work/scratch/bhcref README,
-// "Data"): data rows 0–29, 50–59 and 100–109 (0-based, after the "150,4,..." header line) of
-// ../shared/data/uci/iris.csv, the first four columns. It skips the test when the shared data
-// are absent.
-func iris30(t testing.TB) [][]float64 {
-	t.Helper()
-	p, err := shareddata.Path("uci/iris.csv")
-	if err != nil {
-		t.Skip(err)
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	r.FieldsPerRecord = -1
-	recs, err := r.ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(recs) != 151 || recs[0][0] != "150" {
-		t.Fatalf("%s: %d lines, header %v; want the 150-row UCI iris with its sklearn header", p, len(recs), recs[0])
-	}
-	var x [][]float64
-	for i, rec := range recs[1:] {
-		if !(i < 30 || (i >= 50 && i < 60) || (i >= 100 && i < 110)) {
-			continue
-		}
-		row := make([]float64, 4)
-		for j := range row {
-			if row[j], err = strconv.ParseFloat(rec[j], 64); err != nil {
-				t.Fatal(err)
-			}
-		}
-		x = append(x, row)
-	}
-	return x
-}
-
-// niw builds the NIW model of x with the data-driven hyperparameters NIWFromData(x, g, 0.001).
-func niw(t testing.TB, x [][]float64, g float64) *conjugate.NIW {
-	t.Helper()
-	p, err := conjugate.NIWFromData(x, g, 0.001)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := conjugate.NewNIW(x, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+// niw is the NIW model of x with the data recipe's hyperparameters from x itself.
+func niw(tb testing.TB, x [][]float64, g float64) *conjugate.NIW {
+	tb.Helper()
+	return conjugatetest.NIW(tb, x, x, g)
 }
 
 // gaussian returns n points in d dimensions from k unit-variance Gaussian components whose
@@ -186,7 +137,7 @@ const caponettoIris30Root = -92.57661510185358
 // TestCaponettoIris30 checks the operation sequence (op, pair, absorbing side) step for step, the
 // log p(D|T) of every new node to 1e-8 and the root to 1e-8 against caponetto's BRT.
 func TestCaponettoIris30(t *testing.T) {
-	x := iris30(t)
+	x := conjugatetest.Iris30(t)
 	r := run(t, niw(t, x, 10), brt.Options{Gamma: 0.5})
 	n := len(x)
 	if len(r.Steps) != len(caponettoIris30) {
@@ -230,7 +181,7 @@ func TestJoinOnlyIsFixedBHC(t *testing.T) {
 	}
 	var sets []dataset
 	if _, err := shareddata.Path("uci/iris.csv"); err == nil {
-		sets = append(sets, dataset{"iris30", niw(t, iris30(t), 10)})
+		sets = append(sets, dataset{"iris30", niw(t, conjugatetest.Iris30(t), 10)})
 	}
 	for seed := range uint64(3) {
 		rng := rand.New(rand.NewPCG(seed, 11))
@@ -514,7 +465,7 @@ func recompute(m conjugate.Model, gamma float64, t *tree.Tree) float64 {
 func TestProperties(t *testing.T) {
 	models := map[string]conjugate.Model{}
 	if _, err := shareddata.Path("uci/iris.csv"); err == nil {
-		models["iris30"] = niw(t, iris30(t), 10)
+		models["iris30"] = niw(t, conjugatetest.Iris30(t), 10)
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	models["gauss80"] = niw(t, gaussian(rng, 80, 3, 4, 3), 10)

@@ -9,6 +9,7 @@ import (
 
 	"hcbench/algorithms/model"
 	"hcbench/algorithms/model/ginkgo"
+	"hcbench/algorithms/model/ginkgo/ginkgotest"
 	"hcbench/algorithms/model/modeltest"
 	"hcbench/algorithms/tree"
 	"hcbench/datasets/jets"
@@ -83,7 +84,7 @@ func TestNeverBetterThanBruteForce(t *testing.T) {
 		if err != nil || len(j.Leaves) < 3 {
 			continue
 		}
-		m := jetModel(t, j)
+		m := ginkgotest.Model(t, j, ginkgo.Version2020)
 		r := run(t, m)
 		rescored, err := model.TreeLogLikelihood(m, r.Tree)
 		if err != nil {
@@ -170,7 +171,7 @@ func TestReferenceJets(t *testing.T) {
 		if !ok {
 			t.Fatalf("jet %s not in the shared data", ref.id)
 		}
-		r := run(t, jetModel(t, j))
+		r := run(t, ginkgotest.Model(t, j, ginkgo.Version2020))
 		if math.Abs(r.LogLikelihood-ref.ll) > 1e-9 {
 			t.Errorf("jet %s: greedy %.12f, reference %.12f", ref.id, r.LogLikelihood, ref.ll)
 		}
@@ -188,15 +189,6 @@ func TestCancel(t *testing.T) {
 	}
 }
 
-func jetModel(tb testing.TB, j jets.Jet) *ginkgo.Model {
-	tb.Helper()
-	m, err := ginkgo.New(j.Leaves, ginkgo.Params{Lambda: j.Lambda, LambdaRoot: j.RootLambdaOrDefault(), TCut: j.TCut})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return m
-}
-
 // benchModel returns the likelihood of the first n leaves of a QCD jet grown with a small t_cut
 // (several hundred leaves); the leaves need not sum to the root for timing.
 func benchModel(b *testing.B, n int) *ginkgo.Model {
@@ -209,7 +201,7 @@ func benchModel(b *testing.B, n int) *ginkgo.Model {
 		}
 		if len(j.Leaves) >= n {
 			j.Leaves = j.Leaves[:n]
-			return jetModel(b, j)
+			return ginkgotest.Model(b, j, ginkgo.Version2020)
 		}
 	}
 }

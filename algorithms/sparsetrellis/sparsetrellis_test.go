@@ -10,38 +10,10 @@ import (
 	"hcbench/algorithms/greedy"
 	"hcbench/algorithms/model"
 	"hcbench/algorithms/model/ginkgo"
+	"hcbench/algorithms/model/ginkgo/ginkgotest"
 	"hcbench/algorithms/tree"
 	"hcbench/algorithms/trellis"
-	"hcbench/datasets/jets"
-	gen "hcbench/generators/ginkgo"
 )
-
-func jetModel(tb testing.TB, rng *rand.Rand, n int) *ginkgo.Model {
-	tb.Helper()
-	tc := 16.0
-	switch {
-	case n > 24:
-		tc = 0.3
-	case n > 16:
-		tc = 1.21
-	case n > 9:
-		tc = 4
-	}
-	p, _ := gen.Preset(gen.QCD, tc)
-	j, _, err := gen.Conditioned(rng, p, n, n, 1_000_000)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return newModel(tb, j)
-}
-
-func newModel(tb testing.TB, j jets.Jet) *ginkgo.Model {
-	m, err := ginkgo.New(j.Leaves, ginkgo.Params{Lambda: j.Lambda, LambdaRoot: j.RootLambdaOrDefault(), TCut: j.TCut})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return m
-}
 
 // seeds returns the greedy tree and the final beam (B = 3n) with the best of their scores.
 func seeds(t testing.TB, m model.Model) ([]*tree.Tree, float64) {
@@ -78,7 +50,7 @@ func TestFullSetIsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{2, 4, 7, 10} {
 		for range 3 {
-			m := jetModel(t, rng, n)
+			m := ginkgotest.Model(t, ginkgotest.RandomJet(t, rng, n), ginkgo.Version2020)
 			g, _ := seeds(t, m)
 			r := run(t, m, 1, Options{Seeds: g[:1], AllPairsMaxSize: n, MaxClusters: 1 << 20})
 			tr, err := trellis.Build(context.Background(), m, trellis.Options{})
@@ -101,7 +73,7 @@ func TestNeverBelowSeeds(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{8, 14, 20, 30} {
 		for range 2 {
-			m := jetModel(t, rng, n)
+			m := ginkgotest.Model(t, ginkgotest.RandomJet(t, rng, n), ginkgo.Version2020)
 			sd, best := seeds(t, m)
 			r := run(t, m, 7, Options{Seeds: sd, AllPairsMaxSize: 6, SplitsTried: 20, SplitsKept: 8, MaxClusters: 20000})
 			if r.LogLikelihood < best-1e-9 {
@@ -122,7 +94,7 @@ func TestNeverBelowSeeds(t *testing.T) {
 }
 
 func TestDeterministicAndBounded(t *testing.T) {
-	m := jetModel(t, rand.New(rand.NewPCG(5, 6)), 25)
+	m := ginkgotest.Model(t, ginkgotest.RandomJet(t, rand.New(rand.NewPCG(5, 6)), 25), ginkgo.Version2020)
 	sd, _ := seeds(t, m)
 	opts := Options{Seeds: sd, AllPairsMaxSize: 8, SplitsTried: 25, SplitsKept: 15, MaxClusters: 3000}
 	a, b := run(t, m, 9, opts), run(t, m, 9, opts)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"hcbench/algorithms/model/ginkgo"
+	"hcbench/algorithms/model/ginkgo/ginkgotest"
 )
 
 // TestAssemblyMatchesGo runs each jet through the split loops in use (the assembly on amd64) and
@@ -16,7 +17,7 @@ func TestAssemblyMatchesGo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, n := range []int{3, 5, 8, 11, 13} {
 		for range 3 {
-			m := jetModel(t, randomJet(t, rng, n), ginkgo.Version2020)
+			m := ginkgotest.Model(t, ginkgotest.RandomJet(t, rng, n), ginkgo.Version2020)
 			for _, opts := range []Options{{blockBits: 4}, {blockBits: 4, MAPOnly: true}, {blockBits: 4, MAPOnly: true, NoCount: true}} {
 				splitsFull, splitsMAP = full, mapOnly
 				a := build(t, m, opts)
