@@ -58,6 +58,14 @@ func (p Prior) Validate() error {
 	return nil
 }
 
+// TieRule and ExactTieRule state, for result records, how Run (and the greedy steps of
+// Randomized and EM) and ExactFixed break exact ties: design note §3 asks for the rule in the
+// output, since implementations differ and discrete data tie often.
+const (
+	TieRule      = "highest log-odds; exact ties to the smallest (min id, max id)"
+	ExactTieRule = "among exactly tied splits, the one whose part holding the smallest item is the smallest bitmask"
+)
+
 // Node is one node of a BHC hierarchy with its BHC quantities. Leaves have Left = Right = −1,
 // π = 1, r = 1 and log p(D|T) = log p(D|H1).
 type Node struct {

@@ -49,11 +49,23 @@ func binary(t testing.TB, seed uint64, n, k, d int) (*conjugate.Bernoulli, [][]f
 	return m, data.X
 }
 
-// TestIrisMatchesPyBHC compares greedy BHC with the reference run of pyBHC
-// (stuartsale/pyBHC@3c1ac0f6, NIW, α = 1, caponetto's recipe with g = 20 and κ0 = 0.001) on
-// iris30, which we made in a scratch folder (the fixed caponetto BHC gives the same merges and
-// agrees to 6e-14). Merges are compared exactly, and the root log p(D|T) and the Corollary-1
-// bound to 1e-8.
+// The pyBHC reference runs (TestIrisMatchesPyBHC, TestMixture100MatchesPyBHC) come from the
+// authors' code, unmodified: pyBHC/bhc.py and pyBHC/dists.py of stuartsale/pyBHC at 3c1ac0f
+// (loaded as modules by path, since the package's __init__ uses Python 2 imports), with the NIW
+// hyperparameters of caponetto's recipe, bhc.core.prior.NormalInverseWishart.create(X, g, 0.001)
+// of caponetto/bayesian-hierarchical-clustering at d6659b3 (ν0 = d + 1, μ0 = the column means,
+// κ0 = 0.001, Λ0 = np.cov(X.T)/g), passed as dists.NormalInverseWishart(nu_0=ν0, mu_0=μ0,
+// kappa_0=κ0, lambda_0=Λ0), then bhc(X, model, crp_alpha=1.0). The merges are read off
+// bhc.assignments (each step relabels the right-hand cluster's leaves with the left-hand label;
+// step k makes node n+k, as here), the root log p(D|T) is bhc.lml and the bound is
+// root_node.log_dk + lgamma(α) − lgamma(n+α) + lml. Run with Python 3.11.2, numpy 1.24.2 and
+// scipy 1.10.1 (Debian 12's packages); pyBHC took 2.3 s on iris30 and 13.4 s on the mixture.
+
+// TestIrisMatchesPyBHC compares greedy BHC with pyBHC (g = 20, α = 1; see above) on iris30, rows
+// 0–29, 50–59 and 100–109 (0-based) of ../shared/data/uci/iris.csv (conjugatetest.Iris30).
+// pyBHC selects on log r_k, which on these data orders the merges as the log-odds do. Merges are
+// compared exactly, and the root log p(D|T) and the Corollary-1 bound to 1e-8 (the codes sum in
+// different orders; the measured difference is 1.1e-13).
 func TestIrisMatchesPyBHC(t *testing.T) {
 	m := niw(t, conjugatetest.Iris30(t), 20)
 	h, err := Run(context.Background(), m, Prior{Alpha: 1})
@@ -82,6 +94,53 @@ func TestIrisMatchesPyBHC(t *testing.T) {
 	if d := lb - -145.80793774484394; !ok || math.Abs(d) > tol {
 		t.Errorf("lower bound = %.15g (ok %v), pyBHC −145.80793774484394", lb, ok)
 	}
+	t.Logf("root Δ %.3g, bound Δ %.3g", h.LogEvidence() - -141.8959147394158, lb - -145.80793774484394)
+}
+
+// TestMixture100MatchesPyBHC compares greedy BHC with pyBHC (g = 20, α = 1; see above) on a
+// 100-point 4-D mixture of 4 components, gaussian(t, 1, 100, 4, 4) (mixture.Draw with
+// rand.NewPCG(1, 1), separation 3, spread 1), which the reference run read from a CSV written
+// with strconv.FormatFloat(v, 'g', -1, 64), that is with the same float64 values. Merges are
+// compared exactly, the root log p(D|T) and the Corollary-1 bound to 1e-8 (measured: equal to
+// the last digit printed).
+func TestMixture100MatchesPyBHC(t *testing.T) {
+	m := niw(t, gaussian(t, 1, 100, 4, 4), 20)
+	h, err := Run(context.Background(), m, Prior{Alpha: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][2]int{
+		{30, 45}, {0, 5}, {10, 92}, {34, 100}, {83, 96}, {27, 32}, {57, 65}, {16, 33}, {14, 19}, {21, 108},
+		{81, 95}, {66, 93}, {89, 98}, {52, 64}, {12, 40}, {103, 109}, {23, 105}, {76, 94}, {50, 74},
+		{75, 80}, {3, 35}, {104, 117}, {54, 106}, {84, 110}, {13, 101}, {62, 71}, {82, 123}, {6, 25},
+		{85, 97}, {69, 70}, {73, 118}, {17, 120}, {44, 124}, {107, 132}, {121, 126}, {15, 28}, {20, 49},
+		{37, 127}, {8, 38}, {7, 128}, {18, 138}, {11, 29}, {59, 113}, {129, 142}, {26, 86}, {102, 131},
+		{87, 112}, {115, 144}, {116, 147}, {41, 135}, {46, 119}, {43, 114}, {51, 60}, {56, 152}, {61, 68},
+		{67, 72}, {63, 122}, {137, 148}, {145, 157}, {133, 158}, {149, 159}, {150, 160}, {151, 161},
+		{141, 162}, {22, 163}, {48, 164}, {140, 165}, {47, 166}, {91, 167}, {2, 168}, {136, 169}, {31, 170},
+		{39, 171}, {36, 172}, {9, 173}, {78, 174}, {42, 175}, {4, 176}, {53, 177}, {79, 178}, {139, 179},
+		{88, 180}, {24, 181}, {125, 130}, {99, 182}, {111, 143}, {134, 184}, {146, 186}, {77, 187},
+		{90, 188}, {1, 189}, {55, 183}, {154, 191}, {156, 185}, {192, 193}, {153, 194}, {58, 195},
+		{190, 196}, {155, 197},
+	}
+	got := h.Merges()
+	for i := range got {
+		if got[i][0] > got[i][1] {
+			got[i][0], got[i][1] = got[i][1], got[i][0]
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("merges differ from pyBHC:\n got %v\nwant %v", got, want)
+	}
+	const tol = 1e-8
+	if d := h.LogEvidence() - -776.107934997644; math.Abs(d) > tol {
+		t.Errorf("root log p(D|T) = %.15g, pyBHC −776.107934997644 (diff %.3g)", h.LogEvidence(), d)
+	}
+	lb, ok := h.LowerBound()
+	if d := lb - -780.7128990618132; !ok || math.Abs(d) > tol {
+		t.Errorf("lower bound = %.15g (ok %v), pyBHC −780.7128990618132", lb, ok)
+	}
+	t.Logf("root Δ %.3g, bound Δ %.3g", h.LogEvidence() - -776.107934997644, lb - -780.7128990618132)
 }
 
 // naive is greedy BHC written directly from the design note (§2–§3), with no caching: every
@@ -204,10 +263,13 @@ func TestGreedyMatchesNaive(t *testing.T) {
 }
 
 // TestTheorem1 checks the DP recursion against the BHC paper's Theorem 1 by enumeration:
-// p(D_k|T_k) = Σ over tree-consistent partitions of α^m ∏ Γ(n_l) ∏ p(D_l) / d_k, to 1e-10.
+// p(D_k|T_k) = Σ over tree-consistent partitions of α^m ∏ Γ(n_l) ∏ p(D_l) / d_k, to 1e-10. It
+// checks LowerBound against its definition (Corollary 1) by the same enumeration at the root:
+// log Σ_partitions α^m ∏ Γ(n_l) ∏ p(D_l) + lgamma(α) − lgamma(n+α), to 1e-10; the α ≠ 1 cases
+// make the lgamma(α) term visible (lgamma(1) = 0).
 func TestTheorem1(t *testing.T) {
 	m := niw(t, gaussian(t, 9, 9, 2, 2), 10)
-	for _, alpha := range []float64{0.01, 1, 7} {
+	for _, alpha := range []float64{0.01, 0.1, 1, 7, 10} {
 		h, err := Run(context.Background(), m, Prior{Alpha: alpha})
 		if err != nil {
 			t.Fatal(err)
@@ -237,6 +299,12 @@ func TestTheorem1(t *testing.T) {
 			if d := h.Nodes[v].LogP - want; math.Abs(d) > 1e-10 {
 				t.Errorf("α %v node %d: log p(D|T) %.12g, Theorem 1 gives %.12g", alpha, v, h.Nodes[v].LogP, want)
 			}
+		}
+		la, _ := math.Lgamma(alpha)
+		lna, _ := math.Lgamma(float64(h.Items()) + alpha)
+		want := logspace.SumExp(parts(h.Root())) + la - lna
+		if lb, ok := h.LowerBound(); !ok || math.Abs(lb-want) > 1e-10 {
+			t.Errorf("α %v: lower bound %.12g (ok %v), by enumeration %.12g", alpha, lb, ok, want)
 		}
 	}
 }
@@ -430,17 +498,13 @@ func checkHierarchy(t *testing.T, m conjugate.Model, p Prior, h *Hierarchy) {
 	}
 }
 
-// TestRandomized checks RBHC and EMBHC properties for m < n: valid trees whose quantities are
-// the BHC quantities of the tree, reproducible under a seed, and evidence not far below greedy
-// BHC's on well-separated data (a quality check, not an exact truth: within 5% of |log p|).
+// TestRandomized checks RBHC and EMBHC properties for m < n (design note §8): valid trees whose
+// quantities are the BHC quantities of the tree, and runs reproducible under a seed. Their
+// evidence is checked over many seeds by TestRandomizedEvidence.
 func TestRandomized(t *testing.T) {
 	x := gaussian(t, 7, 300, 4, 2)
 	m := niw(t, x, 20)
 	p := Prior{Alpha: 1}
-	g, err := Run(context.Background(), m, p)
-	if err != nil {
-		t.Fatal(err)
-	}
 	type run func(rng *rand.Rand) (*Hierarchy, error)
 	runs := map[string]run{
 		"rbhc-note": func(rng *rand.Rand) (*Hierarchy, error) {
@@ -464,10 +528,6 @@ func TestRandomized(t *testing.T) {
 			t.Fatal(name, err)
 		}
 		sameNodes(t, b.Nodes, a.Nodes, 0)
-		if gap := g.LogEvidence() - a.LogEvidence(); gap > 0.05*math.Abs(g.LogEvidence()) {
-			t.Errorf("%s: log p(D|T) %.6g, greedy BHC %.6g", name, a.LogEvidence(), g.LogEvidence())
-		}
-		t.Logf("%s: log p(D|T) %.6g, greedy %.6g", name, a.LogEvidence(), g.LogEvidence())
 	}
 }
 
@@ -514,6 +574,84 @@ func TestExactFixedBruteForce(t *testing.T) {
 			t.Errorf("seed %d: exact %.12g below greedy %.12g", seed, e.LogEvidence(), g.LogEvidence())
 		}
 		checkHierarchy(t, m, p, e)
+	}
+}
+
+// TestExactFixedTies checks ExactFixed's rule for exactly tied splits: the split whose part
+// holding the smallest item is the smallest bitmask wins. With identical rows every split into
+// parts of the same sizes scores exactly alike (the same sufficient statistics in the same order),
+// which the test checks by scoring the candidate trees. On 3 items the three trees tie, and the
+// rule picks {0} | {1, 2}. On 4 items the rule picks {0} | {1, 2, 3} (then {1} | {2, 3}) if the
+// 1+3 split is the better, else {0, 1} | {2, 3}; the two are compared by Score.
+func TestExactFixedTies(t *testing.T) {
+	same := func(n int) conjugate.Model {
+		x := make([][]float64, n)
+		for i := range x {
+			x[i] = []float64{1, 0, 1}
+		}
+		m, err := conjugate.NewBernoulli(x, []float64{0.5, 0.5, 0.5}, []float64{0.5, 0.5, 0.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	tr := func(n int, merges ...[2]int) *tree.Tree {
+		t.Helper()
+		out, err := tree.FromMerges(n, merges)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	for _, pi := range []float64{0.5, 0.1} {
+		p := Prior{Fixed: true, Pi: pi}
+		score := func(m conjugate.Model, x *tree.Tree) float64 {
+			h, err := Score(m, p, x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return h.LogEvidence()
+		}
+		m3 := same(3)
+		want := tr(3, [2]int{1, 2}, [2]int{0, 3}) // {0} | {1, 2}
+		for _, other := range []*tree.Tree{tr(3, [2]int{0, 1}, [2]int{2, 3}), tr(3, [2]int{0, 2}, [2]int{1, 3})} {
+			if score(m3, other) != score(m3, want) {
+				t.Fatalf("π %v: the three trees of 3 identical items do not tie exactly", pi)
+			}
+		}
+		e, err := ExactFixed(context.Background(), m3, pi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tree.SameClusters(e.Tree(), want) {
+			t.Errorf("π %v, 3 items: exact tree %v, want the clusters of %v", pi, e.Tree().Clusters(), want.Clusters())
+		}
+
+		m4 := same(4)
+		oneThree := tr(4, [2]int{2, 3}, [2]int{1, 4}, [2]int{0, 5}) // {0} | {1} | {2, 3}
+		twoTwo := tr(4, [2]int{0, 1}, [2]int{2, 3}, [2]int{4, 5})   // {0, 1} | {2, 3}
+		// {0, 1, 2} | {3} and {0, 2, 3} | {1}: other 1+3 splits.
+		for _, alt := range []*tree.Tree{tr(4, [2]int{0, 1}, [2]int{2, 4}, [2]int{3, 5}), tr(4, [2]int{2, 3}, [2]int{0, 4}, [2]int{1, 5})} {
+			if score(m4, alt) != score(m4, oneThree) {
+				t.Fatalf("π %v: 1+3 splits of 4 identical items do not tie exactly", pi)
+			}
+		}
+		if score(m4, tr(4, [2]int{0, 2}, [2]int{1, 3}, [2]int{4, 5})) != score(m4, twoTwo) {
+			t.Fatalf("π %v: 2+2 splits of 4 identical items do not tie exactly", pi)
+		}
+		a, b := score(m4, oneThree), score(m4, twoTwo)
+		want = oneThree
+		if b > a {
+			want = twoTwo
+		}
+		e, err = ExactFixed(context.Background(), m4, pi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.LogEvidence() != max(a, b) || !tree.SameClusters(e.Tree(), want) {
+			t.Errorf("π %v, 4 items: exact tree %v (log p %v), want the clusters of %v (1+3: %v, 2+2: %v)", pi, e.Tree().Clusters(), e.LogEvidence(), want.Clusters(), a, b)
+		}
+		t.Logf("π %v, 4 items: 1+3 split %.6g, 2+2 split %.6g", pi, a, b)
 	}
 }
 

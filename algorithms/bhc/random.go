@@ -109,15 +109,7 @@ func (r *randomized) cluster(ctx context.Context, s []int) (int, error) {
 				return -1, err
 			}
 		}
-		var sl, sr float64
-		switch r.o.Filter {
-		case FilterNote:
-			sl = b.nodes[lt].LogPi + b.store.LogMLUnion(lt, x) - b.nodes[lt].LogML
-			sr = b.nodes[rt].LogPi + b.store.LogMLUnion(rt, x) - b.nodes[rt].LogML
-		case FilterLogOdds:
-			sl, sr = b.odds(lt, x), b.odds(rt, x)
-		}
-		r.left[x] = sl > sr
+		r.left[x] = b.goesLeft(r.o.Filter, lt, rt, x)
 	}
 	b.truncate(mark)
 	var ls, rs []int
@@ -137,6 +129,21 @@ func (r *randomized) cluster(ctx context.Context, s []int) (int, error) {
 		return -1, err
 	}
 	return b.merge(lr, rr), nil
+}
+
+// goesLeft reports whether the filter f sends item x to lt rather than rt, the two children of a
+// subsample tree's root. x is scored against the subsample nodes themselves, not against the
+// sides as they grow, and the comparison is strict, so a tie sends x right (design note §8).
+func (b *builder) goesLeft(f Filter, lt, rt, x int) bool {
+	var sl, sr float64
+	switch f {
+	case FilterNote:
+		sl = b.nodes[lt].LogPi + b.store.LogMLUnion(lt, x) - b.nodes[lt].LogML
+		sr = b.nodes[rt].LogPi + b.store.LogMLUnion(rt, x) - b.nodes[rt].LogML
+	case FilterLogOdds:
+		sl, sr = b.odds(lt, x), b.odds(rt, x)
+	}
+	return sl > sr
 }
 
 // EMOptions configure EMBHC.

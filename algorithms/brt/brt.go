@@ -25,10 +25,17 @@
 //     and both directions are tried;
 //   - collapse: a new node with children ch(T_i) ∪ ch(T_j); both must be internal.
 //
-// With Options.JoinOnly only joins are made: π_T is then γ for every node, and the search is
-// fixed-π BHC (§4) selecting on the likelihood ratio log(1−γ) + softplus(log-odds), which is
-// monotone in the log-odds that package bhc selects on, except where it saturates at log(1−γ)
-// (log-odds below about −37) or two ratios lie within the tie tolerance.
+// With Options.JoinOnly only joins are made: π_T is then γ for every node, so the model is
+// fixed-π BHC's (§4), and the search selects on the likelihood ratio log(1−γ) + softplus(L) of
+// the log-odds L that package bhc selects on. The ratio is monotone in L, but two candidates
+// whose ratios lie within TieTolerance tie, and then the tie rule, not L, decides. The ratios of
+// log-odds L1 > L2 differ by softplus(L1) − softplus(L2) < e^L1, so once the best log-odds falls
+// below ln(TieTolerance) ≈ −20.7 every candidate ties with the best (and below about −37 the
+// ratios round to log(1−γ) exactly). Join-only BRT therefore makes bhc.Run's merges as long as
+// the best log-odds stays above about −20 and no other candidate's ratio comes within
+// TieTolerance of the best; past that the upper tree may differ, with log p(D|T) equal to within
+// about TieTolerance per tied step (the tie rule is the design note's, §9, kept for join-only
+// runs too).
 //
 // Conventions (ours, §9):
 //
@@ -97,6 +104,10 @@ func (o Op) String() string {
 // TieTolerance is the gap below which two likelihood ratios count as tied (see the package
 // documentation for the tie rule).
 const TieTolerance = 1e-9
+
+// TieRule states the tie rule for result records (design note §3 and §9 ask for it in the
+// output); its 1e-9 is TieTolerance.
+const TieRule = "ratios within 1e-9 of the best tie; then join, absorb, collapse; then the smallest (min id, max id); the smaller id absorbs"
 
 // Options configures Run.
 type Options struct {
