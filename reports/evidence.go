@@ -45,7 +45,7 @@ func evidence(in Input, dir string) ([]string, error) {
 	for i := 1; i < len(overview.Numeric); i++ {
 		overview.Numeric[i] = true
 	}
-	csvT := table.Table{Header: []string{"dataset", "algorithm", "items", "log_evidence_mean", "log_evidence_se",
+	csvT := table.Table{Header: []string{"dataset", "algorithm", "items", "neg_inf", "log_evidence_mean", "log_evidence_se",
 		"lower_bound_mean", "lower_bound_se", "clusters_mean"}}
 	gapCSV := table.Table{Header: []string{"dataset", "algorithm", "minus", "items", "diff_mean", "diff_std", "equal", "above", "below"}}
 	var sections []section
@@ -61,34 +61,34 @@ func evidence(in Input, dir string) ([]string, error) {
 		}
 		var here []string
 		for _, a := range algs {
-			var ev, lb, nc []float64
+			var ev, lb finiteLogs
+			var nc []float64
 			for _, id := range sortedItemIDs(items) {
 				r, ok := items[id][a]
 				if !ok {
 					continue
 				}
-				ev = append(ev, r.LogEvidence.Value())
-				if r.LowerBound != nil {
-					lb = append(lb, r.LowerBound.Value())
-				}
+				ev.add(r.LogEvidence)
+				lb.add(r.LowerBound)
 				if r.Clusters != nil {
 					nc = append(nc, float64(len(r.Clusters)))
 				}
 			}
-			em, es := meanSE(ev)
-			row = append(row, pm(em, es))
-			if len(ev) == 0 {
+			row = append(row, ev.text(meanSE))
+			if !ev.any() {
 				continue
 			}
 			here = append(here, a)
-			lm, ls := meanSE(lb)
+			em, es := meanSE(ev.finite)
+			lm, ls := meanSE(lb.finite)
 			cm, _ := meanStd(nc)
 			clusters := ""
 			if !math.IsNaN(cm) {
 				clusters = strconv.FormatFloat(cm, 'f', 1, 64)
 			}
-			per.Rows = append(per.Rows, []string{a, strconv.Itoa(len(ev)), pm(em, es), pm(lm, ls), clusters})
-			csvT.Rows = append(csvT.Rows, []string{ds, a, strconv.Itoa(len(ev)), num(em), num(es), num(lm), num(ls), num(cm)})
+			n := len(ev.finite) + ev.negInf
+			per.Rows = append(per.Rows, []string{a, strconv.Itoa(n), ev.text(meanSE), lb.text(meanSE), clusters})
+			csvT.Rows = append(csvT.Rows, []string{ds, a, strconv.Itoa(n), strconv.Itoa(ev.negInf), num(em), num(es), num(lm), num(ls), num(cm)})
 		}
 		overview.Rows = append(overview.Rows, row)
 		sections = append(sections, section{title: ds + ": log evidence, mean ± s.e. over items", table: per})
@@ -109,7 +109,11 @@ func evidence(in Input, dir string) ([]string, error) {
 					if !okA || !okB {
 						continue
 					}
-					x := ra.LogEvidence.Value() - rb.LogEvidence.Value()
+					va, vb := ra.LogEvidence.Value(), rb.LogEvidence.Value()
+					if math.IsInf(va, -1) || math.IsInf(vb, -1) {
+						continue // −Inf − −Inf has no value
+					}
+					x := va - vb
 					d = append(d, x)
 					switch {
 					case math.Abs(x) <= evidenceTie:
@@ -135,7 +139,7 @@ func evidence(in Input, dir string) ([]string, error) {
 		sections = append([]section{{title: "log p(D|T), mean ± s.e. over items", table: overview}}, sections...)
 	}
 	notes := []string{
-		"Log evidence is log p(D|T), the marginal likelihood of the data under the returned tree and the algorithm's cluster model (natural log); higher is better for the same model and hyperparameters.",
+		"Log evidence is log p(D|T), the marginal likelihood of the data under the returned tree and the algorithm's cluster model (natural log); higher is better for the same model and hyperparameters. Means run over the finite values; (k −inf) counts the others, and the differences leave out the items where either is −inf.",
 		"The lower bound is the BHC paper's Corollary 1, log d_root + lgamma(α) − lgamma(n+α) + log p(D|T), a lower bound on the Dirichlet-process mixture's marginal likelihood (BHC with the DP prior only).",
 		"Flat clusters counts the clusters of the cut at r < 0.5 (BHC: params.cut; BRT: top-down at r_T = π_T f(D_T)/p(D_T|T) < 0.5, ours).",
 		fmt.Sprintf("Equal counts items where |x − y| ≤ %g; bhc_exact − bhc (prior fixed, same π) is never negative, and equal means greedy search found the best tree.", evidenceTie),

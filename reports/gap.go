@@ -1,11 +1,15 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
+	"image/color"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -18,9 +22,18 @@ import (
 // exactName is the algorithm whose trees are exact MAPs.
 const exactName = "trellis"
 
-// mapTolerance is how close (in log-likelihood) a tree must come to the exact MAP to count as
-// reaching it: far above float noise, far below any real difference between trees.
+// mapTolerance is how close a tree must come to the exact MAP to count as reaching it, relative
+// to the MAP's magnitude: see reachesExactMAP.
 const mapTolerance = 1e-6
+
+// reachesExactMAP reports whether log-likelihood v reaches the exact MAP log-likelihood exact:
+// v ≥ exact − 1e-6·max(1, |exact|). The tolerance is relative because the rounding error of a
+// log-likelihood summed over a tree grows with its magnitude (models of thousands of points
+// reach |MAP| of 10⁴ and more), and absolute (1e-6 nats) below |MAP| = 1; it is far above float
+// noise either way, and far below any real difference between trees.
+func reachesExactMAP(v, exact float64) bool {
+	return v >= exact-mapTolerance*max(1, math.Abs(exact))
+}
 
 // byItem joins the successful records of each data set item that keep says to keep:
 // dataset → item → label → record.
@@ -73,7 +86,9 @@ func rankByMean(in Input, items map[string]map[string]results.Record) []string {
 	}
 	sum, cnt := map[string]float64{}, map[string]int{}
 	for _, common := range []bool{true, false} {
-		for _, recs := range items {
+		// Items in id order, so that the sums (and near-ties of the means) are the same every run.
+		for _, id := range sortedItemIDs(items) {
+			recs := items[id]
 			finite := true
 			for _, a := range algs {
 				r, ok := recs[a]
@@ -82,7 +97,11 @@ func rankByMean(in Input, items map[string]map[string]results.Record) []string {
 			if common && !finite {
 				continue
 			}
-			for a, r := range recs {
+			for _, a := range algs {
+				r, ok := recs[a]
+				if !ok {
+					continue
+				}
 				if v := r.LogLikelihood.Value(); !math.IsInf(v, -1) {
 					sum[a] += v
 					cnt[a]++
@@ -134,30 +153,28 @@ func gapPairs(algs []string, items map[string]map[string]results.Record) []gapPa
 	return out
 }
 
+// sortedItemIDs returns the item ids of items in compareItemIDs order.
 func sortedItemIDs(items map[string]map[string]results.Record) []string {
-	var ids []string
-	for id := range items {
-		ids = append(ids, id)
-	}
-	slices.SortFunc(ids, func(a, b string) int {
-		na, ea := strconv.Atoi(a)
-		nb, eb := strconv.Atoi(b)
-		if ea == nil && eb == nil {
-			return na - nb
-		}
-		return compareStrings(a, b)
-	})
+	ids := slices.Collect(maps.Keys(items))
+	slices.SortFunc(ids, compareItemIDs)
 	return ids
 }
 
-func compareStrings(a, b string) int {
+// compareItemIDs orders item ids: integers first, by value (then by spelling, "07" before "7"),
+// then the others as strings. It is a total order, so that a sort by it never depends on the
+// order of its input, even when a data file mixes integer and string ids.
+func compareItemIDs(a, b string) int {
+	na, errA := strconv.Atoi(a)
+	nb, errB := strconv.Atoi(b)
 	switch {
-	case a < b:
+	case errA == nil && errB == nil:
+		return cmp.Or(cmp.Compare(na, nb), strings.Compare(a, b))
+	case errA == nil:
 		return -1
-	case a > b:
+	case errB == nil:
 		return 1
 	}
-	return 0
+	return strings.Compare(a, b)
 }
 
 // likelihoodGap writes likelihood_gap.md and .csv: per data set, the mean ± std of the
@@ -229,7 +246,7 @@ func likelihoodGap(in Input, dir string) ([]string, error) {
 	notes := []string{
 		"Each cell is the mean ± sample std, over the items where both trees have a finite log-likelihood, of the row's log-likelihood minus the column's (natural logs); algorithms are ordered by mean log-likelihood, best first. In the tables by N, items counts the items of that N.",
 		"ML4PS 2020 Table 1 (Ginkgo510, 5000 jets of 5 to 10 leaves): Trellis − Beam Search 0.4 ± 0.5, Trellis − Greedy 1.5 ± 1.1, Beam Search − Greedy 1.1 ± 1.1.",
-		fmt.Sprintf("A tree reaches the exact MAP when its log-likelihood is within %g of the trellis's.", mapTolerance),
+		fmt.Sprintf("A tree reaches the exact MAP when its log-likelihood is at least the trellis's minus %g·max(1, |MAP|).", mapTolerance),
 	}
 	tables, err := writeReport(dir, "likelihood_gap", "Likelihood gaps: "+in.Experiment, sections, notes, csvFile{"likelihood_gap.csv", csvT})
 	return append(tables, files...), err
@@ -286,7 +303,7 @@ func gapByN(pairs []gapPair, items map[string]map[string]results.Record) (table.
 	return t, true
 }
 
-// reachesMAP counts, per algorithm, the items where its tree comes within mapTolerance of the
+// reachesMAP counts, per algorithm, the items where its tree reaches (see reachesExactMAP) the
 // exact MAP of an exact trellis run on the same item; false when no trellis ran in mode full or
 // map.
 func reachesMAP(algs []string, items map[string]map[string]results.Record) (table.Table, bool) {
@@ -306,7 +323,7 @@ func reachesMAP(algs []string, items map[string]map[string]results.Record) (tabl
 				continue
 			}
 			total++
-			if v := r.LogLikelihood.Value(); v >= exact-mapTolerance*math.Max(1, math.Abs(exact)) {
+			if reachesExactMAP(r.LogLikelihood.Value(), exact) {
 				hit++
 			}
 		}
@@ -327,12 +344,32 @@ func gapHistogram(dir, ds string, g gapPair) ([]string, error) {
 	p.Title.Text = fmt.Sprintf("%s: %s − %s", ds, g.row, g.col)
 	p.X.Label.Text = "log-likelihood difference"
 	p.Y.Label.Text = "items"
-	h, err := plotter.NewHist(plotter.Values(g.diffs), histBins(len(g.diffs)))
-	if err != nil {
-		return nil, err
-	}
-	p.Add(h)
+	p.Add(histogram(g.diffs))
 	return savePlot(p, 5*vg.Inch, 3.5*vg.Inch, filepath.Join(dir, fmt.Sprintf("gap-%s-%s-%s", ds, g.row, g.col)))
+}
+
+// histogram counts values (finite, at least one) in histBins(len(values)) bins of equal width over
+// their range. It does what plotter.NewHist does, but clamps the bin index, since NewHist panics
+// when rounding puts a value just below the maximum into the bin past the last. Equal values get
+// one bin of width max(1, |value|) centred on them, so that the bar has a width and sits over the
+// value.
+func histogram(values []float64) *plotter.Histogram {
+	lo, hi := slices.Min(values), slices.Max(values)
+	n := histBins(len(values))
+	if lo == hi {
+		half := max(1, math.Abs(lo)) / 2
+		n, lo, hi = 1, lo-half, hi+half
+	}
+	w := (hi - lo) / float64(n)
+	bins := make([]plotter.HistogramBin, n)
+	for i := range bins {
+		bins[i].Min, bins[i].Max = lo+float64(i)*w, lo+float64(i+1)*w
+	}
+	bins[n-1].Max = hi
+	for _, v := range values {
+		bins[min(max(int((v-lo)/w), 0), n-1)].Weight++
+	}
+	return &plotter.Histogram{Bins: bins, Width: w, FillColor: color.Gray{Y: 128}, LineStyle: plotter.DefaultLineStyle}
 }
 
 // histBins is about √n bins, between 5 and 50.

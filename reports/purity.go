@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"hcbench/experiments/results"
@@ -14,14 +15,18 @@ const perItemLimit = 50
 
 // purity writes purity.md and purity.csv: per data set and algorithm, the mean ± std of the
 // dendrogram purities (leaf- and pair-weighted) and, for algorithms with a flat clustering, of the
-// flat and adjusted purities; and, for data sets of at most 50 items (pam50 subsamples), a row per
-// item with each tree's gap to the exact MAP and its dendrogram purity. Leaves of unknown class
-// are left out of the purities; the tables say how many were.
+// flat and adjusted purities; where the trellis recorded its MAP ties, how many trees reach the
+// MAP and how far their purities spread; and, for data sets of at most 50 items (pam50
+// subsamples), a row per item with each tree's gap to the exact MAP and its dendrogram purity (in
+// the CSV, every purity, the gap at full precision and the MAP ties). Leaves of unknown class are
+// left out of the purities; the tables say how many were.
 func purity(in Input, dir string) ([]string, error) {
 	joined := byItem(in, anyRecord)
 	var sections []section
 	csvT := table.Table{Header: []string{"dataset", "item", "algorithm", "items", "labelled_leaves", "leaves",
-		"dp_leaf_mean", "dp_leaf_std", "dp_pair_mean", "dp_pair_std", "flat_mean", "flat_std", "adjusted_mean", "adjusted_std"}}
+		"dp_leaf_mean", "dp_leaf_std", "dp_pair_mean", "dp_pair_std", "flat_mean", "flat_std", "adjusted_mean", "adjusted_std",
+		"map_minus_loglik", "map_trees", "map_dp_pair_min", "map_dp_pair_max"}}
+	anyTies := false
 	for _, ds := range in.Datasets {
 		items := joined[ds]
 		if !hasLabels(items) {
@@ -55,9 +60,13 @@ func purity(in Input, dir string) ([]string, error) {
 			md.Rows = append(md.Rows, []string{a, strconv.Itoa(n), fmt.Sprintf("%d of %d", labelled, leaves),
 				pm(lm, ls), pm(pmn, ps), pm(fm, fs), pm(am, as)})
 			csvT.Rows = append(csvT.Rows, []string{ds, "", a, strconv.Itoa(n), strconv.Itoa(labelled), strconv.Itoa(leaves),
-				num(lm), num(ls), num(pmn), num(ps), num(fm), num(fs), num(am), num(as)})
+				num(lm), num(ls), num(pmn), num(ps), num(fm), num(fs), num(am), num(as), "", "", "", ""})
 		}
 		sections = append(sections, section{title: ds + ": purity, mean ± std over items", table: md})
+		if t, ok := mapTiesTable(in, items); ok {
+			anyTies = true
+			sections = append(sections, section{title: ds + ": the trees that reach the MAP", table: t})
+		}
 		if len(items) <= perItemLimit {
 			t, rows := purityPerItem(in, ds, items)
 			sections = append(sections, section{title: ds + ": per item", table: t})
@@ -68,6 +77,12 @@ func purity(in Input, dir string) ([]string, error) {
 		"Dendrogram purity is the BHC paper's (a leaf drawn uniformly among leaves whose class has another member, then a second leaf of its class; the share of its class in the smallest subtree holding both); pair-weighted draws the pair uniformly among same-class pairs (Kobren et al. 2017). Flat purity is Σ over clusters of the largest class count over the items; adjusted purity keeps only the k largest of those counts, k the number of classes (Voisin & Klus).",
 		"Leaves of unknown class are left out of every purity; 'labelled leaves' counts those kept.",
 		"In the per-item table, MAP − x is the exact trellis MAP log-likelihood minus algorithm x's (0: x found the MAP), and DP x is x's dendrogram purity.",
+	}
+	if anyTies {
+		notes = append(notes,
+			"MAP trees is the number of binary trees that reach the MAP: trees whose every split is within the recorded tolerance (params.map_tie_tolerance, in log-likelihood) of the best split of its cluster; 'DP pair, MAP trees' is the least and greatest pair-weighted dendrogram purity among them. The trellis tree scored and drawn is the one its tie rule picks: at every cluster, among the best splits, the one whose child holding the cluster's first item (in data order) has the smallest bitmask. When many trees tie, its purity is a property of that rule, not of the model.",
+			"Why they tie under the correlation-clustering energy: every pair is cut once, at its lowest common ancestor, and kept inside a child at every split above it, so a tree's energy is Σ_{w>0} w, the same for all trees, plus c·Σ_{w<0} |w|·depth(lca), with c = 1 or 2 (within_pairs). The positive weights do not shape the MAP tree at all, and greedy, which pays nothing to merge a pair of weight ≤ 0, joins dissimilar items first; average linkage on the weights is the meaningful baseline.",
+		)
 	}
 	return writeReport(dir, "purity", "Purity: "+in.Experiment, sections, notes, csvFile{"purity.csv", csvT})
 }
@@ -91,7 +106,8 @@ func appendSome(xs []float64, p *float64) []float64 {
 }
 
 // purityPerItem is one row per item: N, labelled leaves, each algorithm's gap to the exact MAP
-// (where a trellis ran) and each algorithm's dendrogram purity; and the matching CSV rows.
+// (where a trellis ran), each algorithm's dendrogram purity and the MAP ties (where recorded); and
+// the matching CSV rows, one per item and algorithm.
 func purityPerItem(in Input, ds string, items map[string]map[string]results.Record) (table.Table, [][]string) {
 	var exact string
 	for _, a := range in.Algorithms {
@@ -110,14 +126,35 @@ func purityPerItem(in Input, ds string, items map[string]map[string]results.Reco
 			}
 		}
 	}
-	t := table.Table{Header: []string{"item", "N", "labelled"}}
+	// The gap columns: algorithms other than the exact one whose trees have a log-likelihood
+	// (rose trees have none).
+	var gapAlgs []string
 	for _, a := range algs {
-		if exact != "" && a != exact {
-			t.Header = append(t.Header, "MAP − "+a)
+		if exact == "" || a == exact {
+			continue
 		}
+		for _, recs := range items {
+			if r, ok := recs[a]; ok && r.LogLikelihood != nil {
+				gapAlgs = append(gapAlgs, a)
+				break
+			}
+		}
+	}
+	t := table.Table{Header: []string{"item", "N", "labelled"}}
+	for _, a := range gapAlgs {
+		t.Header = append(t.Header, "MAP − "+a)
 	}
 	for _, a := range algs {
 		t.Header = append(t.Header, "DP "+a)
+	}
+	hasTies := false
+	for _, recs := range items {
+		if _, ok := mapTies(recs[exact]); ok && exact != "" {
+			hasTies = true
+		}
+	}
+	if hasTies {
+		t.Header = append(t.Header, "MAP trees", "DP pair, MAP trees")
 	}
 	t.Numeric = make([]bool, len(t.Header))
 	for i := range t.Numeric {
@@ -131,16 +168,20 @@ func purityPerItem(in Input, ds string, items map[string]map[string]results.Reco
 			any = r
 			break
 		}
-		row := []string{id, strconv.Itoa(any.N), strconv.Itoa(any.LabelledLeaves)}
-		for _, a := range algs {
-			if exact == "" || a == exact {
-				continue
+		// gap is the exact MAP log-likelihood minus a's, NaN where either is missing.
+		gap := func(a string) float64 {
+			r, ok := recs[a]
+			e, eok := recs[exact]
+			if !ok || !eok || r.LogLikelihood == nil || e.LogLikelihood == nil {
+				return math.NaN()
 			}
+			return e.LogLikelihood.Value() - r.LogLikelihood.Value()
+		}
+		row := []string{id, strconv.Itoa(any.N), strconv.Itoa(any.LabelledLeaves)}
+		for _, a := range gapAlgs {
 			cell := ""
-			if r, ok := recs[a]; ok && r.LogLikelihood != nil {
-				if e, ok := recs[exact]; ok && e.LogLikelihood != nil {
-					cell = fixed3(e.LogLikelihood.Value() - r.LogLikelihood.Value())
-				}
+			if g := gap(a); !math.IsNaN(g) {
+				cell = fixed3(g)
 			}
 			row = append(row, cell)
 		}
@@ -148,14 +189,91 @@ func purityPerItem(in Input, ds string, items map[string]map[string]results.Reco
 			cell := ""
 			if r, ok := recs[a]; ok && r.DendrogramPurity != nil {
 				cell = fixed3(*r.DendrogramPurity)
-				rows = append(rows, []string{ds, id, a, "1", strconv.Itoa(r.LabelledLeaves), strconv.Itoa(r.N),
-					num(*r.DendrogramPurity), "", num(deref(r.DendrogramPurityPair)), "", num(deref(r.FlatPurity)), "", num(deref(r.AdjustedPurity)), ""})
+				mt := []string{"", "", ""}
+				if a == exact {
+					if tt, ok := mapTies(r); ok {
+						mt = []string{num(tt.trees), num(tt.lo), num(tt.hi)}
+					}
+				}
+				rows = append(rows, append([]string{ds, id, a, "1", strconv.Itoa(r.LabelledLeaves), strconv.Itoa(r.N),
+					num(*r.DendrogramPurity), "", num(deref(r.DendrogramPurityPair)), "", num(deref(r.FlatPurity)), "", num(deref(r.AdjustedPurity)), "",
+					num(gap(a))}, mt...))
 			}
 			row = append(row, cell)
+		}
+		if hasTies {
+			trees, rng := "", ""
+			if tt, ok := mapTies(recs[exact]); ok {
+				trees = strconv.FormatFloat(tt.trees, 'f', -1, 64)
+				if !math.IsNaN(tt.lo) {
+					rng = fixed3(tt.lo) + "–" + fixed3(tt.hi)
+				}
+			}
+			row = append(row, trees, rng)
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	return t, rows
+}
+
+// tieRecord is what the trellis records on labelled data about the trees that reach the MAP:
+// their number and the range of their pair-weighted dendrogram purity (NaN when undefined).
+type tieRecord struct {
+	trees, lo, hi float64
+}
+
+// mapTies reads the MAP ties of an exact record's params; ok is false when it has none.
+func mapTies(r results.Record) (t tieRecord, ok bool) {
+	get := func(key string) float64 {
+		if v, ok := r.Params[key].(float64); ok {
+			return v
+		}
+		return math.NaN()
+	}
+	t = tieRecord{trees: get("map_trees"), lo: get("map_dp_pair_min"), hi: get("map_dp_pair_max")}
+	return t, !math.IsNaN(t.trees)
+}
+
+// mapTiesTable summarises the MAP ties over the items of a data set: how many trees reach the
+// MAP, and the pair-weighted purity of the tie rule's tree beside the least and greatest over all
+// of them. ok is false when no exact record holds ties.
+func mapTiesTable(in Input, items map[string]map[string]results.Record) (table.Table, bool) {
+	t := table.Table{
+		Header:  []string{"algorithm", "items", "MAP trees, median", "MAP trees, range", "DP pair, tie rule's tree", "DP pair, least pure MAP tree", "DP pair, purest MAP tree"},
+		Numeric: []bool{false, true, true, true, true, true, true},
+	}
+	for _, a := range in.Algorithms {
+		var trees, rule, lo, hi []float64
+		for _, recs := range items {
+			r, ok := recs[a]
+			if !ok || r.AlgorithmName != exactName {
+				continue
+			}
+			tt, ok := mapTies(r)
+			if !ok {
+				continue
+			}
+			trees = append(trees, tt.trees)
+			if r.DendrogramPurityPair != nil && !math.IsNaN(tt.lo) {
+				rule, lo, hi = append(rule, *r.DendrogramPurityPair), append(lo, tt.lo), append(hi, tt.hi)
+			}
+		}
+		if len(trees) == 0 {
+			continue
+		}
+		slices.Sort(trees)
+		med := trees[len(trees)/2]
+		if len(trees)%2 == 0 {
+			med = (trees[len(trees)/2-1] + med) / 2
+		}
+		rm, rs := meanStd(rule)
+		lm, ls := meanStd(lo)
+		hm, hs := meanStd(hi)
+		t.Rows = append(t.Rows, []string{a, strconv.Itoa(len(trees)), strconv.FormatFloat(med, 'f', -1, 64),
+			strconv.FormatFloat(trees[0], 'f', -1, 64) + "–" + strconv.FormatFloat(trees[len(trees)-1], 'f', -1, 64),
+			pm(rm, rs), pm(lm, ls), pm(hm, hs)})
+	}
+	return t, len(t.Rows) > 0
 }
 
 func deref(p *float64) float64 {

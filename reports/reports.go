@@ -1,14 +1,19 @@
 // Package reports turns the records of a run into the report files a config asks for: tables as
-// Markdown and CSV, and (in later reports) plots. Every report reads only results records, so
+// Markdown and CSV, and plots as PNG and SVG. Every report reads only results records, so
 // reports can be rebuilt from a run directory without re-running anything.
 package reports
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
@@ -41,23 +46,78 @@ var builders = map[string]builder{
 }
 
 // Write builds the named reports into dir (created if needed) and returns the paths written.
+//
+// The reports see the records sorted by data set and algorithm (config order) and item id, so
+// that what they write does not depend on the order the tasks finished in (the order of
+// results.jsonl): float sums taken in another order differ in the last bits. A report that fails,
+// or panics on a bug, does not stop the others; the errors of all of them are returned together.
 func Write(names []string, in Input, dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	in.Records = sortedRecords(in)
 	var files []string
+	var errs []error
 	for _, n := range names {
 		b, ok := builders[n]
 		if !ok {
-			return files, fmt.Errorf("unknown report %q", n)
+			errs = append(errs, fmt.Errorf("unknown report %q", n))
+			continue
 		}
-		fs, err := b(in, dir)
+		fs, err := build(b, in, dir)
 		files = append(files, fs...)
 		if err != nil {
-			return files, fmt.Errorf("report %s: %w", n, err)
+			errs = append(errs, fmt.Errorf("report %s: %w", n, err))
 		}
 	}
-	return files, nil
+	return files, errors.Join(errs...)
+}
+
+// build runs one report and turns a panic into an error, so that a bug in one report (or in the
+// plotting library under input it did not expect) cannot take the run and the other reports down;
+// the stack goes into the error for a bug report.
+func build(b builder, in Input, dir string) (files []string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error (please report): panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	return b(in, dir)
+}
+
+// sortedRecords returns a copy of the records sorted by data set (config order), item id (see
+// compareItemIDs) and algorithm (config order); names the config does not list come after the
+// listed ones, by name.
+func sortedRecords(in Input) []results.Record {
+	dsRank, algRank := positions(in.Datasets), positions(in.Algorithms)
+	byRank := func(pos map[string]int, a, b string) int {
+		pa, okA := pos[a]
+		pb, okB := pos[b]
+		switch {
+		case okA && okB:
+			return cmp.Compare(pa, pb)
+		case okA != okB:
+			if okA {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	}
+	out := slices.Clone(in.Records)
+	slices.SortStableFunc(out, func(a, b results.Record) int {
+		return cmp.Or(byRank(dsRank, a.Dataset, b.Dataset), compareItemIDs(a.Item, b.Item), byRank(algRank, a.Algorithm, b.Algorithm))
+	})
+	return out
+}
+
+// positions maps each name to its index in names.
+func positions(names []string) map[string]int {
+	pos := make(map[string]int, len(names))
+	for i, n := range names {
+		pos[n] = i
+	}
+	return pos
 }
 
 // group returns the records of one data set and algorithm label.

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"hcbench/reports/table"
 )
@@ -21,7 +23,10 @@ type runtimeStats struct {
 	median, lowest, most float64
 }
 
-// runtimeByN groups the successful records by algorithm (in config order) and N (ascending).
+// runtimeByN groups the times of the successful records by algorithm and N (ascending). A time of
+// 0 (not recorded, or below the clock's resolution) cannot be shown on the log axis of the plot,
+// so it is left out of the table as well, which then agrees with the plot; its items column
+// counts the times kept. Every median is positive.
 func runtimeByN(in Input) map[string][]runtimeStats {
 	secs := map[string]map[int][]float64{}
 	for _, r := range in.Records {
@@ -103,12 +108,14 @@ func runtime(in Input, dir string) ([]string, error) {
 	p.X.Label.Text = "N (leaves)"
 	p.Y.Label.Text = "median seconds per task"
 	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: 1}
+	p.Y.Tick.Marker = decadeTicks{}
 	p.Add(plotter.NewGrid())
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for i, a := range algs {
 		xys := make(plotter.XYs, len(stats[a]))
 		for j, s := range stats[a] {
 			xys[j] = plotter.XY{X: float64(s.n), Y: s.median}
+			lo, hi = min(lo, s.median), max(hi, s.median)
 		}
 		line, points, err := plotter.NewLinePoints(xys)
 		if err != nil {
@@ -116,14 +123,59 @@ func runtime(in Input, dir string) ([]string, error) {
 		}
 		line.Color = plotutil.Color(i)
 		points.Color = plotutil.Color(i)
-		points.Shape = plotutil.Shape(i)
+		points.Shape = runtimeShapes[i%len(runtimeShapes)]
 		p.Add(line, points)
 		p.Legend.Add(a, line, points)
+	}
+	if len(algs) > 0 {
+		// gonum widens an empty range (one median, or all equal) to ±1 around it, below zero,
+		// which a log axis cannot show: whole decades always have room.
+		p.Y.Min, p.Y.Max = decadeRange(lo, hi)
 	}
 	p.Legend.Top = true
 	p.Legend.Left = true
 	plots, err := savePlot(p, 6*vg.Inch, 4*vg.Inch, filepath.Join(dir, "runtime"))
 	return append(files, plots...), err
+}
+
+// runtimeShapes mark the algorithms of the runtime plot, with plotutil's colours (a colour and
+// shape pair repeats after 42 algorithms). They are closed shapes only: a plus or a cross on the
+// line through it is hard to make out.
+var runtimeShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.RingGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}}
+
+// decadeRange returns the powers of ten around the positive range [lo, hi], at least one decade
+// apart.
+func decadeRange(lo, hi float64) (float64, float64) {
+	a, b := math.Pow10(int(math.Floor(math.Log10(lo)))), math.Pow10(int(math.Ceil(math.Log10(hi))))
+	if a == b {
+		b *= 10
+	}
+	return a, b
+}
+
+// decadeTicks marks a log axis at every power of ten, labelled, and at the multiples 2 to 9 of
+// each between them. It replaces plot.LogTicks, which starts from the wrong decade below 1 (it
+// truncates the logarithm toward zero): on an axis from 2e-5 to 6e-5 seconds it labels nothing.
+type decadeTicks struct{}
+
+// Ticks implements plot.Ticker for 0 < lo ≤ hi.
+func (decadeTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	for e := int(math.Floor(math.Log10(lo))); e <= int(math.Ceil(math.Log10(hi))); e++ {
+		d := math.Pow10(e)
+		for m := 1; m < 10; m++ {
+			v := float64(m) * d
+			if v < lo || v > hi {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 {
+				t.Label = strconv.FormatFloat(v, 'g', -1, 64)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
 }
 
 // median returns the median of sorted xs (the mean of the two middle values for an even count).

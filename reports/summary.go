@@ -3,31 +3,38 @@ package reports
 import (
 	"math"
 	"strconv"
+	"strings"
 
+	"hcbench/experiments/results"
 	"hcbench/reports/table"
 )
 
 // summary writes summary.md and summary.csv: per data set and algorithm, the number of items,
 // failures and −Inf trees, the mean ± std log-likelihood over finite values, log Z where an
 // algorithm computes it (the trellis), the log evidence where an algorithm has one (the Bayesian
-// family), the mean ± std gap to the truth tree's log-likelihood
-// (positive: better than truth), and the mean task time.
+// family), both over finite values with the −Inf ones counted, the mean ± std gap to the truth
+// tree's log-likelihood (positive: better than truth), and the mean task time. The Markdown leaves
+// out the columns, and the notes, that no algorithm of a data set fills.
 func summary(in Input, dir string) ([]string, error) {
 	csvT := table.Table{Header: []string{"dataset", "algorithm", "items", "failed", "neg_inf",
-		"loglik_mean", "loglik_std", "logz_mean", "logz_std", "log_evidence_mean", "log_evidence_std", "gap_to_truth_mean", "gap_to_truth_std", "gap_to_truth_items", "seconds_mean"}}
+		"loglik_mean", "loglik_std", "logz_mean", "logz_std", "logz_neg_inf", "log_evidence_mean", "log_evidence_std", "log_evidence_neg_inf",
+		"gap_to_truth_mean", "gap_to_truth_std", "gap_to_truth_items", "seconds_mean"}}
+	const logZCol, evidenceCol, gapCol = 5, 6, 7
+	shown := map[int]bool{}
 	var sections []section
 	for _, ds := range in.Datasets {
 		md := table.Table{
 			Header:  []string{"algorithm", "items", "failed", "−inf", "log-likelihood", "log Z", "log evidence", "gap to truth", "seconds"},
 			Numeric: []bool{false, true, true, true, true, true, true, true, true},
 		}
-		hasLogZ, hasEvidence := false, false
+		filled := map[int]bool{}
 		for _, alg := range in.Algorithms {
 			rs := in.group(ds, alg)
 			if len(rs) == 0 {
 				continue
 			}
-			var ll, lz, ev, gap, secs []float64
+			var ll, gap, secs []float64
+			var lz, ev finiteLogs
 			items, failed, negInf := 0, 0, 0
 			for _, r := range rs {
 				secs = append(secs, r.Seconds)
@@ -36,12 +43,8 @@ func summary(in Input, dir string) ([]string, error) {
 					continue
 				}
 				items++
-				if r.LogZ != nil {
-					lz = append(lz, r.LogZ.Value())
-				}
-				if r.LogEvidence != nil {
-					ev = append(ev, r.LogEvidence.Value())
-				}
+				lz.add(r.LogZ)
+				ev.add(r.LogEvidence)
 				if r.LogLikelihood == nil {
 					continue // not scored: no split model, or a rose tree
 				}
@@ -58,37 +61,77 @@ func summary(in Input, dir string) ([]string, error) {
 				}
 			}
 			llMean, llStd := meanStd(ll)
-			zMean, zStd := meanStd(lz)
-			hasLogZ = hasLogZ || len(lz) > 0
-			evMean, evStd := meanStd(ev)
-			hasEvidence = hasEvidence || len(ev) > 0
+			zMean, zStd := meanStd(lz.finite)
+			evMean, evStd := meanStd(ev.finite)
 			gMean, gStd := meanStd(gap)
 			sMean, _ := meanStd(secs)
+			filled[logZCol] = filled[logZCol] || lz.any()
+			filled[evidenceCol] = filled[evidenceCol] || ev.any()
+			filled[gapCol] = filled[gapCol] || len(gap) > 0
 			gapText := pm(gMean, gStd)
 			if len(gap) > 0 && len(gap) < len(ll) {
 				gapText += " (" + strconv.Itoa(len(gap)) + " items)"
 			}
 			md.Rows = append(md.Rows, []string{alg, strconv.Itoa(items), strconv.Itoa(failed), strconv.Itoa(negInf),
-				pm(llMean, llStd), pm(zMean, zStd), pm(evMean, evStd), gapText, seconds(sMean)})
+				pm(llMean, llStd), lz.text(meanStd), ev.text(meanStd), gapText, seconds(sMean)})
 			csvT.Rows = append(csvT.Rows, []string{ds, alg, strconv.Itoa(items), strconv.Itoa(failed), strconv.Itoa(negInf),
-				num(llMean), num(llStd), num(zMean), num(zStd), num(evMean), num(evStd), num(gMean), num(gStd), strconv.Itoa(len(gap)), num(sMean)})
+				num(llMean), num(llStd), num(zMean), num(zStd), strconv.Itoa(lz.negInf), num(evMean), num(evStd), strconv.Itoa(ev.negInf),
+				num(gMean), num(gStd), strconv.Itoa(len(gap)), num(sMean)})
 		}
-		if !hasEvidence {
-			md = md.WithoutColumn(6)
+		if len(md.Rows) == 0 {
+			continue
 		}
-		if !hasLogZ {
-			md = md.WithoutColumn(5)
+		// Right to left, so that the column numbers still hold.
+		for _, col := range []int{gapCol, evidenceCol, logZCol} {
+			if filled[col] {
+				shown[col] = true
+			} else {
+				md = md.WithoutColumn(col)
+			}
 		}
-		if len(md.Rows) > 0 {
-			sections = append(sections, section{title: ds, table: md})
-		}
+		sections = append(sections, section{title: ds, table: md})
 	}
-	notes := []string{
-		"Log-likelihoods are natural logs under each data set's split model; mean ± sample std over items with a finite value. Trees a split model cannot score (rose trees, data sets with split_model: none) have none.",
-		"Log evidence is log p(D|T) of a Bayesian algorithm's tree under its cluster model (see the evidence report).",
-		"log Z is the log of the sum of φ over all trees (exact trellis), the MAP is its best tree; log Z ≥ MAP log-likelihood.",
-		"−inf counts trees the model forbids; failed counts tasks that ended in an error (see the error field of results.jsonl).",
-		"Gap to truth is the tree's log-likelihood minus the generating tree's, so positive means more likely than the truth.",
+	notes := []string{"Log-likelihoods are natural logs under each data set's split model; mean ± sample std over items with a finite value. Trees a split model cannot score (rose trees, data sets with split_model: none) have none."}
+	if shown[logZCol] {
+		notes = append(notes, "log Z is the log of the sum of φ over all trees (exact trellis), the MAP is its best tree; log Z ≥ MAP log-likelihood. Mean ± std over the items with a finite log Z; (k −inf) counts items where no tree has a finite likelihood.")
+	}
+	if shown[evidenceCol] {
+		notes = append(notes, "Log evidence is log p(D|T) of a Bayesian algorithm's tree under its cluster model (see the evidence report); mean ± std over the items with a finite value, (k −inf) counts the others.")
+	}
+	notes = append(notes, "−inf counts trees the model forbids; failed counts tasks that ended in an error (see the error field of results.jsonl).")
+	if shown[gapCol] {
+		notes = append(notes, "Gap to truth is the tree's log-likelihood minus the generating tree's, so positive means more likely than the truth; it is over the items where both are finite.")
 	}
 	return writeReport(dir, "summary", "Summary: "+in.Experiment, sections, notes, csvFile{"summary.csv", csvT})
+}
+
+// finiteLogs collects the values of an optional log quantity (log Z, log evidence): the finite
+// ones, and a count of the −Inf ones, which a mean would swallow.
+type finiteLogs struct {
+	finite []float64
+	negInf int
+}
+
+// add records l; nil (the algorithm does not compute the quantity) is not counted.
+func (f *finiteLogs) add(l *results.LogProb) {
+	switch {
+	case l == nil:
+	case math.IsInf(l.Value(), -1):
+		f.negInf++
+	default:
+		f.finite = append(f.finite, l.Value())
+	}
+}
+
+// any reports whether a value was recorded.
+func (f *finiteLogs) any() bool { return len(f.finite) > 0 || f.negInf > 0 }
+
+// text is the table cell: the finite values' mean ± spread (stat is meanStd or meanSE), and how
+// many were −Inf.
+func (f *finiteLogs) text(stat func([]float64) (float64, float64)) string {
+	s := pm(stat(f.finite))
+	if f.negInf > 0 {
+		s = strings.TrimSpace(s + " (" + strconv.Itoa(f.negInf) + " −inf)")
+	}
+	return s
 }

@@ -9,8 +9,8 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -24,6 +24,7 @@ import (
 func zVsMAP(in Input, dir string) ([]string, error) {
 	byN := map[int]plotter.XYs{}
 	var diffs []float64
+	// In Write's record order, so that the sums below are the same every run.
 	for _, r := range in.Records {
 		if r.Error != "" || r.AlgorithmName != exactName || r.LogZ == nil || r.LogLikelihood == nil {
 			continue
@@ -54,7 +55,10 @@ func zVsMAP(in Input, dir string) ([]string, error) {
 		md.Rows = append(md.Rows, []string{strconv.Itoa(n), strconv.Itoa(len(ms)), pm(mm, msd), pm(zm, zsd), pm(dm, dsd)})
 		csvT.Rows = append(csvT.Rows, []string{strconv.Itoa(n), strconv.Itoa(len(ms)), num(mm), num(msd), num(zm), num(zsd), num(dm), num(dsd)})
 	}
-	notes := []string{"Records of the exact trellis in mode full; the scatter is z_vs_map.png / .svg, the distribution of log Z − MAP z_minus_map.png / .svg. ML4PS 2020 Fig. 3 shows the same for Ginkgo510."}
+	notes := []string{
+		"Records of the exact trellis in mode full with a finite MAP and log Z; the scatter is z_vs_map.png / .svg, the distribution of log Z − MAP z_minus_map.png / .svg. ML4PS 2020 Fig. 3 shows the same for Ginkgo510.",
+		fmt.Sprintf("The points are coloured by N from dark blue (smallest) through red to yellow (largest); with more than %d values of N the legend lists every few.", legendMax),
+	}
 	files, err := writeReport(dir, "z_vs_map", "log Z against the MAP: "+in.Experiment, []section{{title: "By number of leaves N (mean ± std)", table: md}}, notes, csvFile{"z_vs_map.csv", csvT})
 	if err != nil {
 		return files, err
@@ -63,6 +67,10 @@ func zVsMAP(in Input, dir string) ([]string, error) {
 		return files, nil
 	}
 
+	colours, err := nColours(len(ns))
+	if err != nil {
+		return files, err
+	}
 	p := plot.New()
 	p.Title.Text = "log Z against the MAP: " + in.Experiment
 	p.X.Label.Text = "MAP log-likelihood"
@@ -79,18 +87,22 @@ func zVsMAP(in Input, dir string) ([]string, error) {
 	ref.Color = color.Gray{Y: 90}
 	p.Add(ref)
 	p.Legend.Add("y = x", ref)
+	inLegend := legendNs(len(ns))
 	for i, n := range ns {
 		s, err := plotter.NewScatter(byN[n])
 		if err != nil {
 			return files, err
 		}
-		s.Color = plotutil.Color(i)
+		s.Color = colours[i]
 		s.Shape = draw.CircleGlyph{}
 		s.Radius = vg.Points(2)
 		p.Add(s)
-		p.Legend.Add(fmt.Sprintf("N = %d", n), s)
+		if inLegend[i] {
+			p.Legend.Add(fmt.Sprintf("N = %d", n), s)
+		}
 	}
-	pad := (hi - lo) * 0.03
+	// At least half a nat on each side, so that one point (or all on one spot) has a range.
+	pad := max((hi-lo)*0.03, 0.5)
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo-pad, hi+pad, lo-pad, hi+pad
 	// The corner below the diagonal (MAP ≤ log Z always) is empty.
 	p.Legend.Top, p.Legend.Left = false, false
@@ -104,11 +116,53 @@ func zVsMAP(in Input, dir string) ([]string, error) {
 	h.Title.Text = "log Z − MAP: " + in.Experiment
 	h.X.Label.Text = "log Z − MAP log-likelihood"
 	h.Y.Label.Text = "items"
-	hist, err := plotter.NewHist(plotter.Values(diffs), histBins(len(diffs)))
-	if err != nil {
-		return files, err
-	}
-	h.Add(hist)
+	h.Add(histogram(diffs))
 	plots, err = savePlot(h, 5*vg.Inch, 3.5*vg.Inch, filepath.Join(dir, "z_minus_map"))
 	return append(files, plots...), err
+}
+
+// legendMax is the most values of N the z_vs_map legend lists one by one.
+const legendMax = 12
+
+// nColours returns k colours for the k distinct values of N in ascending order, evenly spaced on
+// gonum's extended black-body scale (dark blue, purple, red, orange, yellow; its luminance rises
+// linearly). N is ordered, so a scale shows the order, and it never repeats where a qualitative
+// palette (plotutil's 7 colours) does; the scale's black and white ends (below 0.15, above
+// 0.75) are left out, so that every point shows on white and stays apart from the grid. Up to
+// 20 values of N, neighbours differ by ΔE*76 ≥ 6.
+func nColours(k int) ([]color.Color, error) {
+	scale := moreland.ExtendedBlackBody()
+	scale.SetMin(0)
+	scale.SetMax(1)
+	out := make([]color.Color, k)
+	for i := range out {
+		t := 0.45
+		if k > 1 {
+			t = 0.15 + 0.6*float64(i)/float64(k-1)
+		}
+		c, err := scale.At(t)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// legendNs says which of k ascending values of N the legend lists: all of up to legendMax,
+// else every ⌈k/(legendMax−2)⌉-th from the smallest, and the largest, so that the legend keeps a
+// readable length and still shows both ends of the colour scale.
+func legendNs(k int) []bool {
+	show := make([]bool, k)
+	step := 1
+	if k > legendMax {
+		step = (k + legendMax - 3) / (legendMax - 2)
+	}
+	for i := 0; i < k; i += step {
+		show[i] = true
+	}
+	if k > 0 {
+		show[k-1] = true
+	}
+	return show
 }
