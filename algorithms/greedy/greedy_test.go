@@ -53,6 +53,41 @@ func TestTieRule(t *testing.T) {
 	}
 }
 
+// TestTieRuleNestedPairs separates the stated tie rule (trellis.md §6: among maximal pairs the
+// smallest right list position wins, then the smallest left) from the rule that looks at the left
+// position first. With ψ(0,3) = ψ(1,2) = 5 and every other split 0, the pair (1,2) (right position
+// 2) goes before (0,3) (right position 3), so the root joins (1,2), created first, with (0,3):
+// ((1,2),(0,3)). Left first would merge (0,3) first and give ((0,3),(1,2)). Both trees hold the
+// same clusters, so the Newick strings are compared exactly. A second case makes the order
+// change the tree: ψ({0},{1,2}) = 6 rewards joining 0 with (1,2) once it exists, so the stated
+// rule gives (3,(0,(1,2))) with log-likelihood 11, and left first would give ((0,3),(1,2)) with
+// 10. Scores are sums of small integers, exact in float64.
+func TestTieRuleNestedPairs(t *testing.T) {
+	psi := func(extra float64) func(a, b uint32) float64 {
+		return func(a, b uint32) float64 {
+			switch a | b {
+			case 0b1001, 0b0110:
+				return 5
+			case 0b0111:
+				if a == 0b0001 || b == 0b0001 {
+					return extra
+				}
+			}
+			return 0
+		}
+	}
+	for _, c := range []struct {
+		extra  float64
+		newick string
+		ll     float64
+	}{{0, "((1,2),(0,3));", 10}, {6, "(3,(0,(1,2)));", 11}} {
+		r := run(t, modeltest.Func{N: 4, Psi: psi(c.extra)})
+		if got := r.Tree.Newick(nil); got != c.newick || r.LogLikelihood != c.ll {
+			t.Errorf("ψ({0},{1,2}) = %v: tree %s with log-likelihood %v, want %s with %v", c.extra, got, r.LogLikelihood, c.newick, c.ll)
+		}
+	}
+}
+
 func TestPrefersLargestSplit(t *testing.T) {
 	// log ψ rewards joining 1 with 3 first, then the pair with 0; 2 joins last.
 	psi := func(a, b uint32) float64 {

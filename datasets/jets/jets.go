@@ -20,6 +20,7 @@ import (
 	"strconv"
 
 	"hcbench/algorithms/tree"
+	"hcbench/datasets/badlines"
 )
 
 // Schema is the version of the format written by Write.
@@ -50,6 +51,10 @@ type Jet struct {
 	Likelihood   string `json:"likelihood,omitempty"`
 	RootLambda   string `json:"root_lambda,omitempty"`
 	FlipChildren bool   `json:"flip_children,omitempty"`
+
+	// Line is the jet's 1-based line in the file it was read from (0 for a jet made in code), for
+	// messages about it.
+	Line int `json:"-"`
 }
 
 // LogLikelihood is a stored log-likelihood; −Inf, which JSON cannot hold, is written and read as
@@ -111,7 +116,15 @@ func (j *Jet) TruthTree() (*tree.Tree, error) {
 	return tree.FromChildren(j.Tree, j.RootID)
 }
 
-// Validate checks what the likelihood and the algorithms rely on.
+// leafTolerance bounds the difference between a leaf of "leaves" and its node's row of
+// "content", relative to the larger absolute component of the two. A leaf out of order differs by
+// O(1); 1e-6 still accepts files whose two copies were written at float32 precision.
+const leafTolerance = 1e-6
+
+// Validate checks what the likelihood and the algorithms rely on: finite leaves, positive rates and
+// t_cut, known likelihood names, and, when the jet has a truth tree, a full binary tree over the
+// leaves whose leaf nodes' "content" rows, in depth-first left-to-right order, are the "leaves"
+// (to leafTolerance), so that item k of the tree is leaf k.
 func (j *Jet) Validate() error {
 	if len(j.Leaves) == 0 {
 		return errors.New(`missing or empty "leaves"`)
@@ -132,6 +145,16 @@ func (j *Jet) Validate() error {
 	if !(j.TCut > 0) {
 		return errors.New(`"pt_cut" (the t_cut) must be present and positive`)
 	}
+	switch j.Likelihood {
+	case "", "ginkgo2020", "ginkgo2021":
+	default:
+		return fmt.Errorf(`"likelihood" is %q, want ginkgo2020 or ginkgo2021`, j.Likelihood)
+	}
+	switch j.RootLambda {
+	case "", "generative", "uniform":
+	default:
+		return fmt.Errorf(`"root_lambda" is %q, want generative or uniform`, j.RootLambda)
+	}
 	if !j.HasTruth() {
 		return nil
 	}
@@ -149,18 +172,62 @@ func (j *Jet) Validate() error {
 	if err := t.Validate(n); err != nil {
 		return fmt.Errorf(`"tree": %w`, err)
 	}
+	if len(j.Content) == 0 {
+		return nil
+	}
+	// TruthTree keeps Ginkgo's node indices and numbers the leaf nodes in depth-first order.
+	for node, nd := range t.Nodes {
+		if !nd.IsLeaf() {
+			continue
+		}
+		if a, b := j.Leaves[nd.Item], j.Content[node]; !sameMomentum(a, b) {
+			return fmt.Errorf(`leaf %d is %v, but the %s leaf node of "tree" in depth-first order, node %d, has "content" %v: "leaves" must list the leaf nodes' momenta in that order`,
+				nd.Item, a, ordinal(nd.Item+1), node, b)
+		}
+	}
 	return nil
+}
+
+// sameMomentum reports whether two 4-momenta agree to leafTolerance.
+func sameMomentum(a, b [4]float64) bool {
+	scale := 0.0
+	for k := range a {
+		scale = max(scale, math.Abs(a[k]), math.Abs(b[k]))
+	}
+	for k := range a {
+		if math.Abs(a[k]-b[k]) > leafTolerance*scale {
+			return false
+		}
+	}
+	return true
+}
+
+// ordinal writes 1st, 2nd, 3rd, 4th, … 11th, 12th, 13th, 21st.
+func ordinal(k int) string {
+	suffix := "th"
+	switch {
+	case k%100 >= 11 && k%100 <= 13:
+	case k%10 == 1:
+		suffix = "st"
+	case k%10 == 2:
+		suffix = "nd"
+	case k%10 == 3:
+		suffix = "rd"
+	}
+	return strconv.Itoa(k) + suffix
 }
 
 // maxLine bounds one jet's line; a 1000-leaf jet with its tree is well under 1 MB.
 const maxLine = 64 << 20
 
-// Read reads jets from r, one per non-blank line. name labels errors, which give the 1-based line
-// number of the first malformed or invalid jet.
+// Read reads jets from r, one per non-blank line. name labels errors. A file with bad lines gives
+// an error per bad line, each with the file and 1-based line (see package badlines: up to
+// badlines.Max, then a count); the errors are joined (errors.Join), so Unwrap lists them.
 func Read(r io.Reader, name string) ([]Jet, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<16), maxLine)
 	var out []Jet
+	bad := badlines.New(name)
 	seen := map[ID]int{}
 	line := 0
 	for sc.Scan() {
@@ -172,19 +239,16 @@ func Read(r io.Reader, name string) ([]Jet, error) {
 		if len(b) == 0 {
 			continue
 		}
-		var j Jet
-		if err := json.Unmarshal(b, &j); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a jet in JSON: %v", name, line, jsonMessage(err))
+		j, err := parseJet(b)
+		if err != nil {
+			bad.Add(line, err)
+			continue
 		}
-		if err := checkRowLengths(b); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
-		}
-		if err := j.Validate(); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
-		}
+		j.Line = line
 		if j.ID != "" {
 			if prev, dup := seen[j.ID]; dup {
-				return nil, fmt.Errorf("%s:%d: id %q already used on line %d", name, line, j.ID, prev)
+				bad.Addf(line, "id %q already used on line %d", j.ID, prev)
+				continue
 			}
 			seen[j.ID] = line
 		}
@@ -192,9 +256,13 @@ func Read(r io.Reader, name string) ([]Jet, error) {
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("%s:%d: line longer than %d bytes", name, line+1, maxLine)
+			bad.Addf(line+1, "line longer than %d bytes; stopped reading there", maxLine)
+		} else {
+			bad.Add(0, err)
 		}
-		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if err := bad.Err(); err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no jets", name)
@@ -202,15 +270,29 @@ func Read(r io.Reader, name string) ([]Jet, error) {
 	return out, nil
 }
 
-// checkRowLengths reports a row of "leaves", "content" or "tree" of the wrong length or with a
-// null entry. Decoding into the fixed-size arrays of Jet cannot see these: encoding/json pads a
-// short row with zeros, drops the extra numbers of a long one and leaves a null row or entry at
-// zero, which would silently corrupt the jet.
-func checkRowLengths(b []byte) error {
+// parseJet decodes and validates one line.
+func parseJet(b []byte) (Jet, error) {
+	var j Jet
+	if err := json.Unmarshal(b, &j); err != nil {
+		return j, fmt.Errorf("not a jet in JSON: %v", jsonMessage(err))
+	}
+	if err := checkRaw(b); err != nil {
+		return j, err
+	}
+	return j, j.Validate()
+}
+
+// checkRaw reports what decoding into Jet cannot see. A row of "leaves", "content" or "tree" of
+// the wrong length or with a null entry: encoding/json pads a short row with zeros, drops the
+// extra numbers of a long one and leaves a null row or entry at zero, which would silently
+// corrupt the jet. And a "LambdaRoot" that is present but not positive, which Jet cannot tell from
+// an absent one (0 means: the same as Lambda).
+func checkRaw(b []byte) error {
 	var rows struct {
-		Leaves  [][]json.RawMessage `json:"leaves"`
-		Content [][]json.RawMessage `json:"content"`
-		Tree    [][]json.RawMessage `json:"tree"`
+		Leaves     [][]json.RawMessage `json:"leaves"`
+		Content    [][]json.RawMessage `json:"content"`
+		Tree       [][]json.RawMessage `json:"tree"`
+		LambdaRoot json.RawMessage     `json:"LambdaRoot"`
 	}
 	if err := json.Unmarshal(b, &rows); err != nil {
 		return fmt.Errorf("not a jet in JSON: %v", jsonMessage(err))
@@ -229,6 +311,12 @@ func checkRowLengths(b []byte) error {
 					return fmt.Errorf("%q row %d has a null entry", f.key, i)
 				}
 			}
+		}
+	}
+	if rows.LambdaRoot != nil {
+		var x float64
+		if err := json.Unmarshal(rows.LambdaRoot, &x); err != nil || !(x > 0) {
+			return fmt.Errorf(`"LambdaRoot" must be positive when present, got %s (leave it out to use "Lambda")`, rows.LambdaRoot)
 		}
 	}
 	return nil

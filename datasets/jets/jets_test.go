@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"hcbench/datasets/badlines"
 	"hcbench/datasets/jets"
 	"hcbench/datasets/shareddata"
 )
@@ -49,6 +50,9 @@ func TestRoundTrip(t *testing.T) {
 	got, err := jets.Read(&buf, "roundtrip")
 	if err != nil {
 		t.Fatal(err)
+	}
+	for i := range js {
+		js[i].Line = i + 1 // Read records where each jet was
 	}
 	// Exact equality: encoding/json writes the shortest decimal that parses back to the same
 	// float64.
@@ -115,6 +119,14 @@ func TestReadErrors(t *testing.T) {
 		{"missing Lambda", `{"leaves": [[1,0,0,1]], "pt_cut": 16}`, []string{"in.jsonl:1:", `"Lambda"`}},
 		{"missing pt_cut", `{"leaves": [[1,0,0,1]], "Lambda": 1.5}`, []string{"in.jsonl:1:", `"pt_cut"`}},
 		{"negative LambdaRoot", `{"leaves": [[1,0,0,1]], "Lambda": 1.5, "LambdaRoot": -1, "pt_cut": 16}`, []string{"in.jsonl:1:", `"LambdaRoot"`}},
+		// Jet cannot tell a LambdaRoot of 0 from an absent one, which means "as Lambda".
+		{"zero LambdaRoot", `{"leaves": [[1,0,0,1]], "Lambda": 1.5, "LambdaRoot": 0, "pt_cut": 16}`, []string{"in.jsonl:1:", `"LambdaRoot" must be positive when present, got 0`}},
+		{"null LambdaRoot", `{"leaves": [[1,0,0,1]], "Lambda": 1.5, "LambdaRoot": null, "pt_cut": 16}`, []string{"in.jsonl:1:", `"LambdaRoot" must be positive when present, got null`}},
+		{"unknown likelihood", `{"leaves": [[1,0,0,1]], "Lambda": 1.5, "pt_cut": 16, "likelihood": "ginkgo2022"}`, []string{"in.jsonl:1:", `"likelihood" is "ginkgo2022"`}},
+		{"unknown root_lambda", `{"leaves": [[1,0,0,1]], "Lambda": 1.5, "pt_cut": 16, "root_lambda": "root"}`, []string{"in.jsonl:1:", `"root_lambda" is "root"`}},
+		// jet3 with its first two leaves swapped: the tree would give item 0 the momentum of leaf node 3.
+		{"leaves out of order", strings.Replace(jet3, `"leaves": [[10,1,2,3],[20,2,3,4]`, `"leaves": [[20,2,3,4],[10,1,2,3]`, 1),
+			[]string{"in.jsonl:1:", "leaf 0 is [20 2 3 4], but the 1st leaf node of \"tree\" in depth-first order, node 2, has \"content\" [10 1 2 3]"}},
 		{"number out of range", `{"leaves": [[1e400,0,0,1]], "Lambda": 1.5, "pt_cut": 16}`, []string{"in.jsonl:1:"}},
 		{"tree with the wrong node count", minimal + "\n" + `{"leaves": [[1,0,0,1],[2,0,1,0]], "Lambda": 1.5, "pt_cut": 4, "tree": [[1,2],[-1,-1]]}`,
 			[]string{"in.jsonl:2:", `"tree" has 2 nodes, want 2n−1 = 3`}},
@@ -146,6 +158,52 @@ func TestReadErrors(t *testing.T) {
 				t.Errorf("%s: error %q does not contain %q", tc.name, err, w)
 			}
 		}
+	}
+}
+
+// TestLeafTolerance: "leaves" must equal the leaf nodes' "content" rows to 1e-6 relative (the
+// documented tolerance), so a copy rounded at float32 precision (about 6e-8 relative) passes and
+// one off by 1e-5 relative is refused.
+func TestLeafTolerance(t *testing.T) {
+	for _, tc := range []struct {
+		leaf string
+		ok   bool
+	}{
+		{"[10.0000006,1,2,3]", true},
+		{"[10.0001,1,2,3]", false},
+		{"[10,1.00002,2,3]", false},
+	} {
+		in := strings.Replace(jet3, `"leaves": [[10,1,2,3]`, `"leaves": [`+tc.leaf, 1)
+		_, err := jets.Read(strings.NewReader(in), "in.jsonl")
+		if (err == nil) != tc.ok {
+			t.Errorf("leaf 0 = %s against content [10,1,2,3]: error %v, want ok %v", tc.leaf, err, tc.ok)
+		}
+	}
+}
+
+// TestReadReportsEveryBadLine: a file's bad lines are reported together, each with its line, up to
+// badlines.Max, then counted; good lines between them do not stop the reading.
+func TestReadReportsEveryBadLine(t *testing.T) {
+	bad := `{"leaves": [], "Lambda": 1.5, "pt_cut": 16}`
+	lines := []string{minimal, bad, minimal, bad}
+	for range badlines.Max + 2 {
+		lines = append(lines, "{")
+	}
+	_, err := jets.Read(strings.NewReader(strings.Join(lines, "\n")), "in.jsonl")
+	if err == nil {
+		t.Fatal("no error")
+	}
+	got := strings.Split(err.Error(), "\n")
+	if len(got) != badlines.Max+1 {
+		t.Fatalf("%d error lines, want %d:\n%v", len(got), badlines.Max+1, err)
+	}
+	for k, want := range map[int]string{0: "in.jsonl:2: ", 1: "in.jsonl:4: ", 2: "in.jsonl:5: not a jet in JSON", badlines.Max - 1: "in.jsonl:12: ", badlines.Max: "in.jsonl: and 4 more bad lines"} {
+		if !strings.HasPrefix(got[k], want) {
+			t.Errorf("error line %d = %q, want it to start with %q", k, got[k], want)
+		}
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); !ok || len(j.Unwrap()) != badlines.Max+1 {
+		t.Errorf("the error does not list the %d errors it joins", badlines.Max+1)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"hcbench/datasets/badlines"
 )
 
 // CSVOptions describe a labelled CSV file (optionally gzip-compressed, detected by the gzip magic
@@ -39,7 +41,8 @@ type CSVOptions struct {
 //
 // Features holds the feature columns' names with Header "names" and is nil otherwise. Labels is nil
 // when o.LabelColumn is "none". name labels errors, which give the 1-based line, e.g.
-// "x.csv:9: column 4: \"abc\" is not a number".
+// "x.csv:9: column 4: \"abc\" is not a number". Bad rows are all reported (see package badlines);
+// a broken header, or CSV syntax the parser cannot read past, stops reading.
 func ReadCSV(r io.Reader, name string, o CSVOptions) (*Data, error) {
 	mode := o.Header
 	if mode == "" {
@@ -192,6 +195,8 @@ func ReadCSV(r io.Reader, name string, o CSVOptions) (*Data, error) {
 		d.Labels = []string{}
 	}
 	names := map[string]int{} // item name → line
+	bad := badlines.New(name)
+rows:
 	for {
 		rec, line := pending, pendingLine
 		if pending != nil {
@@ -202,18 +207,21 @@ func ReadCSV(r io.Reader, name string, o CSVOptions) (*Data, error) {
 				break
 			}
 			if err != nil {
-				return nil, err
+				// The CSV parser cannot resynchronise after a broken quote, so reading stops.
+				return nil, errors.Join(bad.Err(), err)
 			}
 		}
 		if len(rec) != ncol {
-			return nil, fmt.Errorf("%s:%d: row has %d fields, want %d", name, line, len(rec), ncol)
+			bad.Addf(line, "row has %d fields, want %d", len(rec), ncol)
+			continue
 		}
 		row := make([]float64, len(feat))
 		miss := 0
 		for j, k := range feat {
 			v, m, msg := parseValue(rec[k])
 			if msg != "" {
-				return nil, fmt.Errorf("%s:%d: column %d%s: %s", name, line, k+1, columnName(header, k), msg)
+				bad.Addf(line, "column %d%s: %s", k+1, columnName(header, k), msg)
+				continue rows
 			}
 			if m {
 				miss++
@@ -224,10 +232,12 @@ func ReadCSV(r io.Reader, name string, o CSVOptions) (*Data, error) {
 		if nameCol >= 0 {
 			item = rec[nameCol]
 			if item == "" {
-				return nil, fmt.Errorf("%s:%d: column %d: empty item name", name, line, nameCol+1)
+				bad.Addf(line, "column %d: empty item name", nameCol+1)
+				continue
 			}
 			if prev, dup := names[item]; dup {
-				return nil, fmt.Errorf("%s:%d: item name %q already used on line %d", name, line, item, prev)
+				bad.Addf(line, "item name %q already used on line %d", item, prev)
+				continue
 			}
 			names[item] = line
 		}
@@ -239,10 +249,12 @@ func ReadCSV(r io.Reader, name string, o CSVOptions) (*Data, error) {
 			if mode == "sklearn" && l != "" {
 				c, err := strconv.Atoi(l)
 				if err != nil {
-					return nil, fmt.Errorf("%s:%d: column %d: class index %q is not an integer", name, line, labelCol+1, l)
+					bad.Addf(line, "column %d: class index %q is not an integer", labelCol+1, l)
+					continue
 				}
 				if c < 0 || c >= len(classes) {
-					return nil, fmt.Errorf("%s:%d: column %d: class index %d is out of range: the header (line %d) names %d classes, indices 0 to %d", name, line, labelCol+1, c, firstLine, len(classes), len(classes)-1)
+					bad.Addf(line, "column %d: class index %d is out of range: the header (line %d) names %d classes, indices 0 to %d", labelCol+1, c, firstLine, len(classes), len(classes)-1)
+					continue
 				}
 				if l = classes[c]; l == o.Unknown {
 					l = ""
@@ -254,6 +266,9 @@ func ReadCSV(r io.Reader, name string, o CSVOptions) (*Data, error) {
 		d.X = append(d.X, row)
 		d.rowMissing = append(d.rowMissing, miss)
 		d.Missing += miss
+	}
+	if err := bad.Err(); err != nil {
+		return nil, err
 	}
 	if len(d.X) == 0 {
 		return nil, fmt.Errorf("%s: no data rows", name)

@@ -3,9 +3,12 @@ package labelled
 import (
 	"bufio"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+
+	"hcbench/datasets/badlines"
 )
 
 // openInput returns r decompressed when it starts with the gzip magic bytes (1f 8b), with a UTF-8
@@ -89,7 +92,8 @@ func (lr *lineReader) nextNonBlank() (string, bool, error) {
 // The result has one item per sample, Features the gene symbols in file order, and Labels always
 // set (all "" when no sample has a label). Blank lines are skipped; a UTF-8 byte order mark and gzip
 // compression are accepted. name labels errors, which give the 1-based line, e.g.
-// "x.tsv:7: row has 12 fields, want 233".
+// "x.tsv:7: row has 12 fields, want 233". Bad gene lines are all reported (see package badlines);
+// a broken header or subtype line stops reading.
 func ReadPAM50(r io.Reader, name string) (*Data, error) {
 	br, err := openInput(r, name)
 	if err != nil {
@@ -148,40 +152,52 @@ func ReadPAM50(r io.Reader, name string) (*Data, error) {
 
 	var cols [][]float64 // cols[g][i]: gene g of sample i
 	genes := map[string]int{}
+	bad := badlines.New(name)
+genes:
 	for {
 		s, ok, err := lr.nextNonBlank()
 		if err != nil {
-			return nil, err
+			return nil, errors.Join(bad.Err(), err)
 		}
 		if !ok {
 			break
 		}
 		f := strings.Split(s, "\t")
 		if len(f) != want {
-			return nil, fmt.Errorf("%s:%d: row has %d fields, want %d", name, lr.line, len(f), want)
+			bad.Addf(lr.line, "row has %d fields, want %d", len(f), want)
+			continue
 		}
 		g := strings.TrimSpace(f[0])
 		if g == "" {
-			return nil, fmt.Errorf("%s:%d: empty gene symbol", name, lr.line)
+			bad.Addf(lr.line, "empty gene symbol")
+			continue
 		}
 		if prev, dup := genes[g]; dup {
-			return nil, fmt.Errorf("%s:%d: gene %q already on line %d", name, lr.line, g, prev)
+			bad.Addf(lr.line, "gene %q already on line %d", g, prev)
+			continue
 		}
 		genes[g] = lr.line
 		col := make([]float64, n)
+		miss := make([]bool, n)
 		for i := range n {
-			v, miss, msg := parseValue(strings.TrimSpace(f[i+1]))
+			v, m, msg := parseValue(strings.TrimSpace(f[i+1]))
 			if msg != "" {
-				return nil, fmt.Errorf("%s:%d: column %d (sample %s): %s", name, lr.line, i+2, d.Names[i], msg)
+				bad.Addf(lr.line, "column %d (sample %s): %s", i+2, d.Names[i], msg)
+				continue genes
 			}
-			if miss {
+			col[i], miss[i] = v, m
+		}
+		for i, m := range miss {
+			if m {
 				d.rowMissing[i]++
 				d.Missing++
 			}
-			col[i] = v
 		}
 		d.Features = append(d.Features, g)
 		cols = append(cols, col)
+	}
+	if err := bad.Err(); err != nil {
+		return nil, err
 	}
 	if len(cols) == 0 {
 		return nil, fmt.Errorf("%s: no gene lines after the subtype line (line %d)", name, lr.line)

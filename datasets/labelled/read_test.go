@@ -429,3 +429,28 @@ func checkInvariants(t *testing.T, d *labelled.Data) {
 		t.Fatalf("Missing = %d, %d NaN cells", d.Missing, nan)
 	}
 }
+
+// TestReadReportsEveryBadRow: the bad rows of a CSV file and the bad gene lines of a pam50 file
+// are reported together, each with its line, and good rows between them do not stop the reading.
+func TestReadReportsEveryBadRow(t *testing.T) {
+	csvText := "name,a,b,label\nr1,1,2,A\nr2,1,x,B\nr3,1\nr1,3,4,A\nr5,5,6,B\n"
+	_, err := labelled.ReadCSV(strings.NewReader(csvText), "bad.csv", labelled.CSVOptions{NameColumn: "name"})
+	want := []string{
+		`bad.csv:3: column 3 (b): "x" is not a number`,
+		`bad.csv:4: row has 2 fields, want 4`,
+		`bad.csv:5: item name "r1" already used on line 2`,
+	}
+	if err == nil || err.Error() != strings.Join(want, "\n") {
+		t.Errorf("CSV error:\n%v\nwant:\n%s", err, strings.Join(want, "\n"))
+	}
+	tsv := "\tS1\tS2\nsubtype\tA\tB\nG1\t1\tx\nG2\t1\t2\nG3\t1\nG2\t3\t4\n"
+	_, err = labelled.ReadPAM50(strings.NewReader(tsv), "bad.tsv")
+	want = []string{
+		`bad.tsv:3: column 3 (sample S2): "x" is not a number`,
+		`bad.tsv:5: row has 2 fields, want 3`,
+		`bad.tsv:6: gene "G2" already on line 4`,
+	}
+	if err == nil || err.Error() != strings.Join(want, "\n") {
+		t.Errorf("pam50 error:\n%v\nwant:\n%s", err, strings.Join(want, "\n"))
+	}
+}

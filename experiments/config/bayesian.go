@@ -46,9 +46,9 @@ func (c *CC) decodeNode(n *yaml.Node) error {
 		*c = CC{Optimise: true}
 		return nil
 	}
-	x, err := strconv.ParseFloat(n.Value, 64)
-	if n.Kind != yaml.ScalarNode || err != nil || !(x > 0) || x > 1e300 {
-		return fmt.Errorf("want a positive number or optimise, got %s", describe(n))
+	var x float64
+	if !isNumber(n, "!!int", "!!float") || n.Decode(&x) != nil || !(x > 0) || x > 1e300 {
+		return fmt.Errorf("want a positive number or optimise, got %s%s", describe(n), quotedNumber(n))
 	}
 	*c = CC{Value: x}
 	return nil
@@ -117,6 +117,9 @@ func (v entryCheck) clusterModel(c *ClusterModel, defaultG float64) {
 		v.bad("model", "must be niw, bernoulli, categorical or auto, got %q", c.Model)
 	}
 	n := &c.NIW
+	if v.failed("niw") {
+		return // the hyperparameters are checked together, and one of them could not be decoded
+	}
 	explicit := n.Nu0 != 0 || len(n.Mu0) > 0 || len(n.Lambda0) > 0
 	if n.Recipe == "" {
 		n.Recipe = "data"

@@ -168,6 +168,9 @@ func TestJetsFileRelativeToConfig(t *testing.T) {
 	}
 }
 
+// TestHelpListsEveryKey: `help config` lists every key of the schema, nested ones under their
+// parent (niw.kappa0), each with a meaning, and says what its values are in words: no Go type
+// name (BeamSize, CC, ByteSize, …) and no empty list of file extensions.
 func TestHelpListsEveryKey(t *testing.T) {
 	var b strings.Builder
 	if err := WriteHelp(&b); err != nil {
@@ -180,20 +183,51 @@ func TestHelpListsEveryKey(t *testing.T) {
 			types = append(types, m[k])
 		}
 	}
-	for _, typ := range types {
+	goNames := map[string]bool{}
+	var check func(prefix string, typ reflect.Type)
+	check = func(prefix string, typ reflect.Type) {
 		for _, f := range fieldsOf(typ) {
+			for e := f.typ; ; e = e.Elem() {
+				if e.Name() != "" && e.PkgPath() != "" {
+					goNames[e.Name()] = true
+				}
+				if e.Kind() != reflect.Slice && e.Kind() != reflect.Pointer {
+					break
+				}
+			}
 			if f.help == "" {
 				t.Errorf("%s.%s has no help text", typ.Name(), f.key)
 			}
-			if !strings.Contains(help, "  "+f.key+" ") {
-				t.Errorf("help config does not list %s.%s", typ.Name(), f.key)
+			if !strings.Contains(help, "  "+prefix+f.key+" ") {
+				t.Errorf("help config does not list %s%s", prefix, f.key)
+			}
+			if isNested(f.typ) {
+				check(prefix+f.key+".", f.typ)
 			}
 		}
+	}
+	for _, typ := range types {
+		check("", typ)
 	}
 	for _, name := range append(sortedKeys(algorithmParams), ReportNames()...) {
 		if !strings.Contains(help, name) {
 			t.Errorf("help config does not mention %q", name)
 		}
+	}
+	// The schema's own types (BeamSize, CC, ByteSize, NIWPrior, …) must not leak as type names.
+	if len(goNames) < 3 {
+		t.Fatalf("found only the Go types %v in the schema; the check below would prove nothing", goNames)
+	}
+	words := strings.FieldsFunc(help, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_')
+	})
+	for _, w := range words {
+		if goNames[w] {
+			t.Errorf("help config shows the Go type name %s", w)
+		}
+	}
+	if strings.Contains(help, "default for )") {
+		t.Error("help config lists a format as the default for no extension")
 	}
 }
 
@@ -265,6 +299,77 @@ func TestBeamParams(t *testing.T) {
 		"b.yaml:7: algorithms[1].beam_size: must be at least 1, got 0",
 		`b.yaml:7: algorithms[1].dedup: must be structure or float, got "bits"`,
 		`b.yaml:8: algorithms[2].beam_size: want a number or one of 3n, max(3n, n(n-1)/2), min(3n, n(n-1)/2), n(n-1)/2, got "n^2"`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not contain %q", err, want)
+		}
+	}
+}
+
+func TestBeamSizeFormulas(t *testing.T) {
+	// The named conventions of trellis.md §7 evaluated by hand: 3n; the StandardHC notebook's
+	// min(3n, n(n-1)/2), which is n(n-1)/2 below n = 7 and 3n from there; and neither below 1
+	// (min(3, 0) at n = 1 is raised to 1). Spellings with N and spaces are the same convention.
+	cases := []struct {
+		spelling string
+		want     map[int]int // n → B
+	}{
+		{"3n", map[int]int{1: 3, 2: 6, 9: 27, 60: 180}},
+		{"3N", map[int]int{9: 27}},
+		{"min(3n, n(n-1)/2)", map[int]int{1: 1, 2: 1, 5: 10, 6: 15, 7: 21, 8: 24, 9: 27, 60: 180}},
+		{"min(3N,N(N-1)/2)", map[int]int{5: 10, 9: 27}},
+	}
+	for _, c := range cases {
+		src := "version: 1\nname: b\ndatasets:\n  - {name: d, generator: ginkgo, jets: 1, t_cut: 16}\nalgorithms:\n" +
+			"  - {name: beam, beam_size: \"" + c.spelling + "\"}\n"
+		cfg, err := Parse("b.yaml", []byte(src))
+		if err != nil {
+			t.Fatalf("%s: %v", c.spelling, err)
+		}
+		size := cfg.Algorithms[0].Params.(*BeamParams).BeamSize
+		for n, want := range c.want {
+			if got := size.Of(n); got != want {
+				t.Errorf("%s at n = %d: %d, want %d", c.spelling, n, got, want)
+			}
+		}
+	}
+}
+
+func TestSparseTrellisParams(t *testing.T) {
+	src := `version: 1
+name: s
+datasets:
+  - {name: d, generator: ginkgo, jets: 1, t_cut: 16}
+algorithms:
+  - sparse_trellis
+  - {name: sparse_trellis, label: g, seeds: [greedy], beam_size: "min(3n, n(n-1)/2)", all_pairs_max_size: 20, splits_tried: 0, splits_kept: 0, max_clusters: 1}
+`
+	cfg, err := Parse("s.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The defaults of schema.go, and the bounds of validate.go accepted at their edges.
+	if p := cfg.Algorithms[0].Params.(*SparseTrellisParams); fmt.Sprint(p.Seeds) != "[greedy beam]" || p.BeamSize.Of(10) != 30 ||
+		p.AllPairsMaxSize != 8 || p.SplitsTried != 25 || p.SplitsKept != 15 || p.MaxClusters != 100000 {
+		t.Errorf("defaults %+v", p)
+	}
+	if p := cfg.Algorithms[1].Params.(*SparseTrellisParams); fmt.Sprint(p.Seeds) != "[greedy]" || p.BeamSize.Of(5) != 10 || p.AllPairsMaxSize != 20 || p.MaxClusters != 1 {
+		t.Errorf("params %+v", p)
+	}
+	bad := strings.Replace(src, "  - sparse_trellis\n", "  - {name: sparse_trellis, seeds: [], all_pairs_max_size: 0, splits_tried: -1, splits_kept: -2, max_clusters: 0}\n", 1)
+	bad = strings.Replace(bad, "seeds: [greedy], beam_size: \"min(3n, n(n-1)/2)\", all_pairs_max_size: 20", "seeds: [greedy, beam, greedy], beam_size: 0, all_pairs_max_size: 21", 1)
+	bad += "  - {name: sparse_trellis, label: u, seeds: [greedy, astar]}\n"
+	_, err = Parse("s.yaml", []byte(bad))
+	for _, want := range []string{
+		"s.yaml:6: algorithms[0].seeds: give at least one of greedy, beam",
+		"s.yaml:6: algorithms[0].all_pairs_max_size: must be 1 to 20, got 0",
+		"s.yaml:6: algorithms[0].splits_tried: must be 0 or positive, got -1",
+		"s.yaml:6: algorithms[0].splits_kept: must be 0 or positive, got -2",
+		"s.yaml:6: algorithms[0].max_clusters: must be positive, got 0",
+		`s.yaml:7: algorithms[1].seeds: "greedy" listed twice`,
+		"s.yaml:7: algorithms[1].beam_size: must be at least 1, got 0",
+		"s.yaml:7: algorithms[1].all_pairs_max_size: must be 1 to 20, got 21",
+		`s.yaml:8: algorithms[2].seeds: unknown seed "astar" (want greedy or beam)`,
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not contain %q", err, want)

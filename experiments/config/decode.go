@@ -19,6 +19,9 @@ type Problem struct {
 	Msg  string
 }
 
+// Error makes a Problem found after loading (see Config.Problem) an error.
+func (p Problem) Error() string { return p.String() }
+
 func (p Problem) String() string {
 	if p.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Msg)
@@ -54,18 +57,26 @@ type decoder struct {
 	// failed holds the paths (as in "datasets[0].t_cut") that could not be decoded or are missing,
 	// so that validation does not report them a second time.
 	failed map[string]bool
+	// unnamedDataset is set when a data set entry is not a mapping, so its name is unknown.
+	unnamedDataset bool
 }
 
 func (d *decoder) addf(line int, format string, args ...any) {
 	d.problems = append(d.problems, Problem{File: d.file, Line: line, Msg: fmt.Sprintf(format, args...)})
 }
 
-// fail reports a problem with the value at path and remembers the path as failed.
-func (d *decoder) fail(line int, path, format string, args ...any) {
+// skip marks path as failed without a message: its value derives from a key that failed, so
+// checking it would only report the same problem again, about a key the user may not have written.
+func (d *decoder) skip(path string) {
 	if d.failed == nil {
 		d.failed = map[string]bool{}
 	}
 	d.failed[path] = true
+}
+
+// fail reports a problem with the value at path and remembers the path as failed.
+func (d *decoder) fail(line int, path, format string, args ...any) {
+	d.skip(path)
 	d.addf(line, "%s: %s", path, fmt.Sprintf(format, args...))
 }
 
@@ -148,7 +159,7 @@ func (d *decoder) mapping(node *yaml.Node, out any, path string, handled ...stri
 		}
 		f, ok := byKey[key]
 		if !ok {
-			d.addf(k.Line, "%s: unknown key %q%s", orTop(path), key, suggest(key, known))
+			d.addf(k.Line, "%s: unknown key %q%s", orTop(path), key, suggest("keys", key, known))
 			continue
 		}
 		d.value(val, v.FieldByIndex(f.index), join(path, key))
@@ -202,7 +213,7 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) {
 			return
 		}
 	}
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
 		d.fail(n.Line, path, "no value given")
 		return
 	}
@@ -214,23 +225,23 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) {
 		}
 		v.SetString(n.Value)
 	case reflect.Int:
-		x, err := strconv.ParseInt(n.Value, 10, 64)
-		if n.Kind != yaml.ScalarNode || err != nil || x != int64(int(x)) {
-			d.fail(n.Line, path, "want an integer, got %s", describe(n))
+		var x int
+		if !isNumber(n, "!!int") || n.Decode(&x) != nil {
+			d.fail(n.Line, path, "want an integer, got %s%s", describe(n), quotedNumber(n))
 			return
 		}
-		v.SetInt(x)
+		v.SetInt(int64(x))
 	case reflect.Uint64:
-		x, err := strconv.ParseUint(n.Value, 10, 64)
-		if n.Kind != yaml.ScalarNode || err != nil {
-			d.fail(n.Line, path, "want a non-negative integer, got %s", describe(n))
+		var x uint64
+		if !isNumber(n, "!!int") || n.Decode(&x) != nil {
+			d.fail(n.Line, path, "want a non-negative integer, got %s%s", describe(n), quotedNumber(n))
 			return
 		}
 		v.SetUint(x)
 	case reflect.Float64:
 		var x float64
-		if n.Kind != yaml.ScalarNode || (n.Tag != "!!int" && n.Tag != "!!float" && n.Tag != "") || n.Decode(&x) != nil {
-			d.fail(n.Line, path, "want a number, got %s", describe(n))
+		if !isNumber(n, "!!int", "!!float") || n.Decode(&x) != nil {
+			d.fail(n.Line, path, "want a number, got %s%s", describe(n), quotedNumber(n))
 			return
 		}
 		if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -266,6 +277,23 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) {
 	}
 }
 
+// isNumber reports whether n is a scalar that YAML reads as one of tags. A quoted number ("5",
+// or !!str 5) is a string in YAML, and is not a number here either, for integers and floats alike.
+func isNumber(n *yaml.Node, tags ...string) bool {
+	return n.Kind == yaml.ScalarNode && slices.Contains(tags, n.ShortTag())
+}
+
+// quotedNumber explains why a quoted number is refused.
+func quotedNumber(n *yaml.Node) string {
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
+		return ""
+	}
+	if _, err := strconv.ParseFloat(n.Value, 64); err != nil {
+		return ""
+	}
+	return " (a quoted number is a string in YAML; write it without quotes)"
+}
+
 // describe names what a node holds, for "want X, got Y" messages.
 func describe(n *yaml.Node) string {
 	switch n.Kind {
@@ -273,10 +301,8 @@ func describe(n *yaml.Node) string {
 		return "a mapping"
 	case yaml.SequenceNode:
 		return "a list"
-	case yaml.AliasNode:
-		return "an alias"
 	}
-	if n.Tag == "!!null" {
+	if n.ShortTag() == "!!null" {
 		return "nothing"
 	}
 	return strconv.Quote(n.Value)
@@ -296,9 +322,9 @@ func orTop(path string) string {
 	return path
 }
 
-// suggest returns ` (did you mean "x"?)` for the known key closest to key, within two edits, or
-// the list of known keys.
-func suggest(key string, known []string) string {
+// suggest returns ` (did you mean "x"?)` for the known name closest to key, within two edits, or
+// the list of known names, which what names ("keys", "algorithms", …).
+func suggest(what, key string, known []string) string {
 	best, bestD := "", 3
 	for _, k := range known {
 		if d := editDistance(key, k); d < bestD {
@@ -310,7 +336,7 @@ func suggest(key string, known []string) string {
 	}
 	sorted := slices.Clone(known)
 	sort.Strings(sorted)
-	return " (known keys: " + strings.Join(sorted, ", ") + ")"
+	return " (known " + what + ": " + strings.Join(sorted, ", ") + ")"
 }
 
 func editDistance(a, b string) int {

@@ -47,7 +47,11 @@ func WriteHelp(w io.Writer) error {
 				exts = append(exts, e)
 			}
 		}
-		section(fmt.Sprintf("Data set with file: PATH and format: %s (default for %s)", f, strings.Join(sortedStrings(exts), ", ")), fileFormats[f])
+		title := "Data set with file: PATH and format: " + f
+		if len(exts) > 0 {
+			title += fmt.Sprintf(" (the default for %s files)", strings.Join(sortedStrings(exts), ", "))
+		}
+		section(title, fileFormats[f])
 	}
 	p("\nAlgorithm entry: a name, or a mapping with these keys and the algorithm's parameters\n")
 	for _, f := range fieldsOf(reflect.TypeFor[algorithmKeys]()) {
@@ -75,22 +79,45 @@ func sortedStrings(s []string) []string {
 	return sortedKeys(m)
 }
 
+// typeNames are the types of keys whose values have their own syntax.
+var typeNames = map[reflect.Type]string{
+	reflect.TypeFor[BeamSize](): "number or formula in n",
+	reflect.TypeFor[CC]():       "number or optimise",
+	reflect.TypeFor[ByteSize](): "size (bytes, or a number with KiB, MiB, GiB)",
+}
+
+// typeName says what a key's value is, in the user's words rather than Go's.
 func typeName(t reflect.Type) string {
+	if name, ok := typeNames[t]; ok {
+		return name
+	}
 	switch t.Kind() {
-	case reflect.Int, reflect.Uint64:
+	case reflect.Int:
 		return "integer"
+	case reflect.Uint64:
+		return "integer ≥ 0"
 	case reflect.Float64:
 		return "number"
 	case reflect.Bool:
-		return "bool"
+		return "true or false"
 	case reflect.String:
 		return "string"
 	case reflect.Slice:
-		return "list of " + typeName(t.Elem())
+		return "list of " + plural(typeName(t.Elem()))
 	case reflect.Pointer:
 		return typeName(t.Elem())
 	}
 	return t.Name()
+}
+
+// plural turns a type name into the name of a list's elements: "number" into "numbers", "list of
+// numbers" into "lists of numbers".
+func plural(name string) string {
+	first, rest, _ := strings.Cut(name, " ")
+	if rest != "" {
+		rest = " " + rest
+	}
+	return first + "s" + rest
 }
 
 func defaultText(f field) string {

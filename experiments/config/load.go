@@ -1,11 +1,14 @@
 package config
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,30 +29,138 @@ func Load(path string) (*Config, error) {
 }
 
 // Parse decodes and validates config text; path names the file in messages and anchors relative
-// paths.
+// paths. A config is one YAML document; aliases (*name) and merge keys (<<) are resolved before
+// decoding.
 func Parse(path string, src []byte) (*Config, error) {
 	d := &decoder{file: path}
+	dec := yaml.NewDecoder(bytes.NewReader(src))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
+	if err := dec.Decode(&doc); err == io.EOF {
+		return nil, Problems{{File: path, Msg: "the config is empty"}}
+	} else if err != nil {
 		return nil, Problems{syntaxProblem(path, err)}
 	}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
+	for {
+		var next yaml.Node
+		err := dec.Decode(&next)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, Problems{syntaxProblem(path, err)}
+		}
+		if !emptyDocument(&next) {
+			return nil, Problems{{File: path, Line: next.Line, Msg: "another YAML document starts here; a config is one document (remove the --- line, or split the file into two configs)"}}
+		}
+	}
+	if emptyDocument(&doc) {
 		return nil, Problems{{File: path, Msg: "the config is empty"}}
 	}
-	root := doc.Content[0]
+	root, ok := d.expand(doc.Content[0])
+	if !ok {
+		return nil, d.problems
+	}
 	cfg := &Config{Path: path}
 	top := d.mapping(root, &cfg.Header, "", "datasets", "algorithms", "reports")
 	if root.Kind == yaml.MappingNode {
 		d.datasets(cfg, root, top)
 		d.algorithms(cfg, root, top)
 		d.reports(cfg, root, top)
+		d.validate(cfg, top)
 	}
-	d.validate(cfg, top)
 	if len(d.problems) > 0 {
 		sort.SliceStable(d.problems, func(i, j int) bool { return d.problems[i].Line < d.problems[j].Line })
 		return nil, d.problems
 	}
 	return cfg, nil
+}
+
+// emptyDocument reports whether a YAML document holds nothing (a lone "---", or only comments).
+func emptyDocument(doc *yaml.Node) bool {
+	if len(doc.Content) == 0 {
+		return true
+	}
+	n := doc.Content[0]
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" && n.Value == ""
+}
+
+// maxExpandedNodes bounds the size of a config once its aliases are expanded: aliases of aliases
+// grow exponentially (the "billion laughs"), and no real config comes near this.
+const maxExpandedNodes = 1 << 20
+
+// expand returns n with every alias replaced by the node it names and every merge key (<<)
+// applied, so that decoding sees only mappings, lists and scalars. As YAML defines merges, the
+// keys a mapping writes win over merged ones, and of several merged mappings the earlier wins.
+// Expanded nodes are shared, not copied, so a problem inside an aliased value is reported at the
+// line of the anchored value. ok is false when the expanded config would be too large to decode.
+func (d *decoder) expand(root *yaml.Node) (expanded *yaml.Node, ok bool) {
+	done := map[*yaml.Node]bool{}
+	size := map[*yaml.Node]int{}
+	var walk func(n *yaml.Node) *yaml.Node
+	walk = func(n *yaml.Node) *yaml.Node {
+		for n.Kind == yaml.AliasNode {
+			n = n.Alias // yaml.v3 refuses an anchor that contains its own alias
+		}
+		if done[n] {
+			return n
+		}
+		done[n] = true
+		for i, c := range n.Content {
+			n.Content[i] = walk(c)
+		}
+		if n.Kind == yaml.MappingNode {
+			d.merge(n)
+		}
+		size[n] = 1
+		for _, c := range n.Content {
+			size[n] += size[c]
+		}
+		size[n] = min(size[n], maxExpandedNodes+1)
+		return n
+	}
+	root = walk(root)
+	if size[root] > maxExpandedNodes {
+		d.addf(root.Line, "the config expands to more than %d YAML nodes through its aliases", maxExpandedNodes)
+		return nil, false
+	}
+	return root, true
+}
+
+// merge applies the merge keys (<<) of a mapping whose values are already expanded.
+func (d *decoder) merge(m *yaml.Node) {
+	var own, merged []*yaml.Node
+	has := map[string]bool{}
+	var sources []*yaml.Node
+	found := false
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
+			found = true
+			switch {
+			case v.Kind == yaml.MappingNode:
+				sources = append(sources, v)
+			case v.Kind == yaml.SequenceNode && !slices.ContainsFunc(v.Content, func(e *yaml.Node) bool { return e.Kind != yaml.MappingNode }):
+				sources = append(sources, v.Content...)
+			default:
+				d.addf(k.Line, "<<: a merge key takes a mapping or a list of mappings (usually aliases such as *defaults), got %s", describe(v))
+			}
+			continue
+		}
+		own = append(own, k, v)
+		has[k.Value] = true
+	}
+	if !found {
+		return
+	}
+	for _, s := range sources {
+		for i := 0; i+1 < len(s.Content); i += 2 {
+			if k := s.Content[i]; !has[k.Value] {
+				has[k.Value] = true
+				merged = append(merged, k, s.Content[i+1])
+			}
+		}
+	}
+	m.Content = append(own, merged...)
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
@@ -106,7 +217,9 @@ func keyNames(t reflect.Type) []string {
 	return out
 }
 
-func (d *decoder) list(root *yaml.Node, key string) []*yaml.Node {
+// list returns the entries of the list at key of the top level; a list that must not be empty
+// is reported when it is.
+func (d *decoder) list(root *yaml.Node, key string, mustHave bool) []*yaml.Node {
 	n := child(root, key)
 	if n == nil {
 		return nil
@@ -114,6 +227,9 @@ func (d *decoder) list(root *yaml.Node, key string) []*yaml.Node {
 	if n.Kind != yaml.SequenceNode {
 		d.fail(n.Line, key, "want a list, got %s", describe(n))
 		return nil
+	}
+	if mustHave && len(n.Content) == 0 {
+		d.fail(n.Line, key, "the list is empty")
 	}
 	return n.Content
 }
@@ -123,13 +239,14 @@ func (d *decoder) datasets(cfg *Config, root *yaml.Node, top keyLines) {
 		d.addf(root.Line, "config: missing required key %q", "datasets")
 		return
 	}
-	for i, n := range d.list(root, "datasets") {
+	for i, n := range d.list(root, "datasets", true) {
 		path := fmt.Sprintf("datasets[%d]", i)
 		if n.Kind != yaml.MappingNode {
-			d.addf(n.Line, "%s: want a mapping with a name and a generator or file, got %s", path, describe(n))
+			d.fail(n.Line, path, "want a mapping with a name and a generator or file, got %s", describe(n))
+			d.unnamedDataset = true
 			continue
 		}
-		ds := Dataset{Line: n.Line}
+		ds := Dataset{Line: n.Line, Index: i}
 		typ, kind := d.sourceType(n, path)
 		var keys datasetKeys
 		extra := keysExcept(n, reflect.TypeFor[datasetKeys]())
@@ -145,15 +262,21 @@ func (d *decoder) datasets(cfg *Config, root *yaml.Node, top keyLines) {
 			if f, ok := ds.Source.(interface{ setPath(string) }); ok {
 				f.setPath(keys.File)
 			}
-			resolveSource(ds.Source, ds.lines)
+			d.resolveSource(&ds)
 		}
 		cfg.Datasets = append(cfg.Datasets, ds)
 	}
 }
 
 // sourceType picks the source type of a data set entry from its generator, file and format keys.
+// A key that is not a scalar is left to the decoding of the entry's keys, which reports it.
 func (d *decoder) sourceType(n *yaml.Node, path string) (reflect.Type, string) {
 	gen, file, format := child(n, "generator"), child(n, "file"), child(n, "format")
+	for _, k := range []*yaml.Node{gen, file, format} {
+		if k != nil && k.Kind != yaml.ScalarNode {
+			return nil, ""
+		}
+	}
 	switch {
 	case gen != nil && file != nil:
 		d.addf(n.Line, "%s: give either generator or file, not both", path)
@@ -161,7 +284,7 @@ func (d *decoder) sourceType(n *yaml.Node, path string) (reflect.Type, string) {
 	case gen != nil:
 		t, ok := generators[gen.Value]
 		if !ok {
-			d.addf(gen.Line, "%s.generator: unknown generator %q%s", path, gen.Value, suggest(gen.Value, sortedKeys(generators)))
+			d.addf(gen.Line, "%s.generator: unknown generator %q%s", path, gen.Value, suggest("generators", gen.Value, sortedKeys(generators)))
 			return nil, ""
 		}
 		if format != nil {
@@ -173,7 +296,7 @@ func (d *decoder) sourceType(n *yaml.Node, path string) (reflect.Type, string) {
 		if format != nil {
 			name = format.Value
 			if _, ok := fileFormats[name]; !ok {
-				d.addf(format.Line, "%s.format: unknown format %q%s", path, name, suggest(name, sortedKeys(fileFormats)))
+				d.addf(format.Line, "%s.format: unknown format %q%s", path, name, suggest("formats", name, sortedKeys(fileFormats)))
 				return nil, ""
 			}
 		} else {
@@ -190,41 +313,61 @@ func (d *decoder) sourceType(n *yaml.Node, path string) (reflect.Type, string) {
 	return nil, ""
 }
 
-// resolveSource fills defaults that depend on other keys.
-func resolveSource(src any, lines keyLines) {
-	g, ok := src.(*GinkgoSource)
-	if !ok {
-		return
-	}
-	p, err := ginkgo.Preset(g.JetType, g.TCut)
-	if err != nil {
-		return // reported by validation
-	}
-	if !lines.has("mass") {
-		g.Mass = p.Mass
-	}
-	if !lines.has("lambda_root") {
-		g.LambdaRoot = p.LambdaRoot
-		if g.JetType == ginkgo.QCD {
-			g.LambdaRoot = g.Lambda
+// resolveSource fills the defaults that depend on other keys. When what a default depends on
+// could not be decoded or is invalid, the key is marked failed instead, so that validation does
+// not report a value the user never wrote.
+func (d *decoder) resolveSource(ds *Dataset) {
+	switch s := ds.Source.(type) {
+	case *GinkgoSource:
+		p, err := ginkgo.Preset(s.JetType, s.TCut)
+		typeOK := err == nil && !d.failed[ds.Path("jet_type")]
+		if !ds.Has("mass") {
+			if typeOK {
+				s.Mass = p.Mass
+			} else {
+				d.skip(ds.Path("mass"))
+			}
+		}
+		if !ds.Has("lambda_root") {
+			switch {
+			case !typeOK, s.JetType == ginkgo.QCD && d.failed[ds.Path("lambda")]:
+				d.skip(ds.Path("lambda_root"))
+			case s.JetType == ginkgo.QCD:
+				s.LambdaRoot = s.Lambda
+			default:
+				s.LambdaRoot = p.LambdaRoot
+			}
+		}
+	case vectorSource:
+		if !ds.Has("sample_key") {
+			if d.failed[ds.Path("name")] {
+				d.skip(ds.Path("sample_key"))
+			}
+			s.vectorData().SampleKey = ds.Name
 		}
 	}
 }
+
+// vectorSource is a file source of labelled vectors.
+type vectorSource interface{ vectorData() *VectorData }
+
+func (f *PAM50File) vectorData() *VectorData { return &f.VectorData }
+func (f *CSVFile) vectorData() *VectorData   { return &f.VectorData }
 
 func (d *decoder) algorithms(cfg *Config, root *yaml.Node, top keyLines) {
 	if !top.has("algorithms") {
 		d.addf(root.Line, "config: missing required key %q", "algorithms")
 		return
 	}
-	for i, n := range d.list(root, "algorithms") {
+	for i, n := range d.list(root, "algorithms", true) {
 		path := fmt.Sprintf("algorithms[%d]", i)
-		a := Algorithm{Line: n.Line}
+		a := Algorithm{Line: n.Line, Index: i}
 		switch n.Kind {
 		case yaml.ScalarNode:
 			a.Name, a.Label = n.Value, n.Value
 			typ, ok := algorithmParams[a.Name]
 			if !ok {
-				d.addf(n.Line, "%s: unknown algorithm %q%s", path, a.Name, suggest(a.Name, sortedKeys(algorithmParams)))
+				d.fail(n.Line, path, "unknown algorithm %q%s", a.Name, suggest("algorithms", a.Name, sortedKeys(algorithmParams)))
 				continue
 			}
 			p := reflect.New(typ)
@@ -233,10 +376,10 @@ func (d *decoder) algorithms(cfg *Config, root *yaml.Node, top keyLines) {
 		case yaml.MappingNode:
 			name := child(n, "name")
 			typ, ok := reflect.Type(nil), false
-			if name != nil {
+			if name != nil && name.Kind == yaml.ScalarNode {
 				typ, ok = algorithmParams[name.Value]
 				if !ok {
-					d.addf(name.Line, "%s.name: unknown algorithm %q%s", path, name.Value, suggest(name.Value, sortedKeys(algorithmParams)))
+					d.fail(name.Line, path+".name", "unknown algorithm %q%s", name.Value, suggest("algorithms", name.Value, sortedKeys(algorithmParams)))
 				}
 			}
 			var keys algorithmKeys
@@ -248,15 +391,15 @@ func (d *decoder) algorithms(cfg *Config, root *yaml.Node, top keyLines) {
 			if !ok {
 				continue
 			}
-			a.Name, a.Label, a.Datasets = keys.Name, keys.Label, keys.Datasets
-			if a.Label == "" {
-				a.Label = a.Name
-			}
 			p := reflect.New(typ)
 			a.lines = d.mapping(n, p.Interface(), path, keysExcept(n, typ)...)
 			a.Params = p.Interface()
+			a.Name, a.Label, a.Datasets = keys.Name, keys.Label, keys.Datasets
+			if !a.lines.has("label") {
+				a.Label = a.Name
+			}
 		default:
-			d.addf(n.Line, "%s: want an algorithm name or a mapping with a name, got %s", path, describe(n))
+			d.fail(n.Line, path, "want an algorithm name or a mapping with a name, got %s", describe(n))
 			continue
 		}
 		cfg.Algorithms = append(cfg.Algorithms, a)
@@ -269,13 +412,13 @@ func (d *decoder) reports(cfg *Config, root *yaml.Node, top keyLines) {
 		return
 	}
 	seen := map[string]bool{}
-	for i, n := range d.list(root, "reports") {
+	for i, n := range d.list(root, "reports", false) {
 		if n.Kind != yaml.ScalarNode {
 			d.addf(n.Line, "reports[%d]: want a report name, got %s", i, describe(n))
 			continue
 		}
 		if _, ok := reportHelp[n.Value]; !ok {
-			d.addf(n.Line, "reports[%d]: unknown report %q%s", i, n.Value, suggest(n.Value, ReportNames()))
+			d.addf(n.Line, "reports[%d]: unknown report %q%s", i, n.Value, suggest("reports", n.Value, ReportNames()))
 			continue
 		}
 		if seen[n.Value] {

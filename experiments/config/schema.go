@@ -4,7 +4,10 @@
 // and line. `hcbench help config` prints the schema from the same struct tags that drive decoding.
 package config
 
-import "reflect"
+import (
+	"fmt"
+	"reflect"
+)
 
 // SchemaVersion is the only config version this build reads.
 const SchemaVersion = 1
@@ -55,12 +58,41 @@ var listKeys = map[string]string{
 type Dataset struct {
 	Name string
 	Line int
+	// Index is the entry's position in the YAML list, which names it in messages
+	// ("datasets[2]"); malformed entries are left out of Config.Datasets but keep their number.
+	Index int
 	// Kind is the generator name or the file format.
 	Kind string
-	// Source is one of *GinkgoSource or *JetsFile, defaults applied.
+	// Source is one of *GinkgoSource, *MixtureSource, *JetsFile, *PAM50File or *CSVFile, defaults
+	// applied.
 	Source any
 
 	lines keyLines
+}
+
+// Path names the entry, or one of its keys, in messages: "datasets[2]" or "datasets[2].file".
+func (d *Dataset) Path(key string) string {
+	if key == "" {
+		return fmt.Sprintf("datasets[%d]", d.Index)
+	}
+	return fmt.Sprintf("datasets[%d].%s", d.Index, key)
+}
+
+// KeyLine returns the line of key in the entry, or the entry's line when the key was not written.
+func (d *Dataset) KeyLine(key string) int {
+	if l, ok := d.lines[key]; ok {
+		return l
+	}
+	return d.Line
+}
+
+// Has reports whether the entry writes key (as opposed to taking its default).
+func (d *Dataset) Has(key string) bool { return d.lines.has(key) }
+
+// Problem is a problem with key of the entry, found after the config was loaded (for example
+// while reading its data file), at the key's line of the config file.
+func (c *Config) Problem(d *Dataset, key, format string, args ...any) Problem {
+	return Problem{File: c.Path, Line: d.KeyLine(key), Msg: d.Path(key) + ": " + fmt.Sprintf(format, args...)}
 }
 
 // JetLikelihood chooses the split likelihood for jet data (see ../shared/design/ginkgo.md §5–6).
@@ -85,11 +117,19 @@ type GinkgoSource struct {
 }
 
 // JetsFile is `file: PATH` with `format: jets` (the default for .jsonl): jets in JSON Lines.
+//
+// Its likelihood keys default to Stored: the values the jets were saved with (hcbench writes
+// them into every generated jet), so that a frozen data set scores as the run that saved it.
+// inputs.Open resolves them against the file.
 type JetsFile struct {
-	Path          string `yaml:"-"`
-	Limit         int    `yaml:"limit" default:"0" help:"use only the first limit jets of the file; 0 means all"`
-	JetLikelihood `yaml:",inline"`
+	Path       string `yaml:"-"`
+	Limit      int    `yaml:"limit" default:"0" help:"use only the first limit jets of the file; 0 means all"`
+	Likelihood string `yaml:"likelihood" default:"stored" help:"split likelihood: stored (the likelihood the jets were saved with, which all jets of the file must agree on; ginkgo2020 for jets that store none), ginkgo2020 or ginkgo2021; a value that differs from the one the jets store is an error"`
+	RootLambda string `yaml:"root_lambda" default:"stored" help:"rate of the root split: stored (as the jets were saved; generative for jets that store none), generative or uniform; a value that differs from the one the jets store is an error"`
 }
+
+// Stored is the default of a jets file's likelihood keys: take the value the jets store.
+const Stored = "stored"
 
 // VectorData are the keys of data sets of labelled feature vectors (pam50, CSV files): how missing
 // values enter, which rows are used and how items are drawn from them, and the split model that
@@ -101,7 +141,8 @@ type VectorData struct {
 	Subsamples int      `yaml:"subsamples" default:"0" help:"items to draw, each a subsample of the rows; 0: the whole data set is one item"`
 	PerLabel   int      `yaml:"per_label" default:"2" help:"rows per known label in a subsample"`
 	Unknown    int      `yaml:"unknown" default:"2" help:"rows with an unknown label in a subsample"`
-	Sampling   string   `yaml:"sampling" default:"stratified" help:"stratified (random rows per label from the item's seed, never two identical vectors) or first (the first rows of each label, the same every time)"`
+	Sampling   string   `yaml:"sampling" default:"stratified" help:"stratified (random rows per label from the item's seed, never two identical vectors) or first (the first rows of each label, the same every time, so with subsamples at most 1)"`
+	SampleKey  string   `yaml:"sample_key" help:"names the random streams of the stratified draws (with the master seed and the item id); default: the data set's name. Data sets that read the same file with the same sample_key, per_label, unknown and classes draw the same rows, so their model settings can be compared on the same subsamples"`
 	SplitModel `yaml:",inline"`
 }
 
@@ -185,6 +226,8 @@ type Algorithm struct {
 	// Datasets are the data sets the variant runs on; empty means all.
 	Datasets []string
 	Line     int
+	// Index is the entry's position in the YAML list, as Dataset.Index.
+	Index int
 	// Params points to the algorithm's parameter struct (see algorithmParams), defaults applied.
 	Params any
 

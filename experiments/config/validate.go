@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"hcbench/datasets/shareddata"
 )
 
 // namePattern keeps names safe in task keys ("dataset=…|item=…") and in file names.
@@ -25,94 +27,85 @@ func (d *decoder) validate(cfg *Config, top keyLines) {
 	if !d.failed["workers"] && cfg.Workers < 0 {
 		d.addf(top["workers"], "workers: must be 0 (all cores) or positive, got %d", cfg.Workers)
 	}
-	if top.has("datasets") && len(cfg.Datasets) == 0 && !d.failed["datasets"] {
-		d.addf(top["datasets"], "datasets: the list is empty")
-	}
-	if top.has("algorithms") && len(cfg.Algorithms) == 0 && !d.failed["algorithms"] {
-		d.addf(top["algorithms"], "algorithms: the list is empty")
-	}
 	names := map[string]int{}
-	for i, ds := range cfg.Datasets {
-		at := func(key string) int {
-			if l, ok := ds.lines[key]; ok {
-				return l
+	// A data set entry that could not be decoded may have any name, so references to data sets
+	// by name cannot be checked.
+	namesKnown := top.has("datasets") && !d.failed["datasets"] && !d.unnamedDataset
+	for _, ds := range cfg.Datasets {
+		v := entryCheck{d: d, prefix: ds.Path(""), at: ds.KeyLine}
+		switch {
+		case d.failed[ds.Path("name")]:
+			namesKnown = false
+		case !namePattern.MatchString(ds.Name):
+			v.bad("name", "%q must start with a letter or digit and hold only letters, digits, '.', '_' and '-'", ds.Name)
+		default:
+			if prev, dup := names[ds.Name]; dup {
+				v.bad("name", "%q is already the name of the data set on line %d", ds.Name, prev)
+			} else {
+				names[ds.Name] = ds.KeyLine("name")
 			}
-			return ds.Line
 		}
-		if d.failed[fmt.Sprintf("datasets[%d].name", i)] {
-			// reported while decoding
-		} else if !namePattern.MatchString(ds.Name) {
-			d.addf(at("name"), "datasets[%d].name: %q must start with a letter or digit and hold only letters, digits, '.', '_' and '-'", i, ds.Name)
-		} else if prev, dup := names[ds.Name]; dup {
-			d.addf(at("name"), "datasets[%d].name: %q is already the name of the data set on line %d", i, ds.Name, prev)
-		} else {
-			names[ds.Name] = at("name")
-		}
-		v := entryCheck{d: d, prefix: fmt.Sprintf("datasets[%d]", i), at: at}
 		switch s := ds.Source.(type) {
 		case *GinkgoSource:
 			v.ginkgo(s)
 		case *MixtureSource:
 			v.mixture(s)
 		case *JetsFile:
-			v.jetLikelihood(s.JetLikelihood)
+			oneOf(v, "likelihood", s.Likelihood, Stored, "ginkgo2020", "ginkgo2021")
+			oneOf(v, "root_lambda", s.RootLambda, Stored, "generative", "uniform")
 			if s.Limit < 0 {
 				v.bad("limit", "must be 0 (all) or positive, got %d", s.Limit)
 			}
-			v.file(cfg, s.Path, "")
+			v.file(cfg, s.Path)
 		case *PAM50File:
 			v.vectorData(s.VectorData)
-			v.file(cfg, s.Path, PAM50Source)
+			v.file(cfg, s.Path)
 		case *CSVFile:
 			v.vectorData(s.VectorData)
-			if s.Header != "names" && s.Header != "none" && s.Header != "sklearn" {
-				v.bad("header", "must be names, none or sklearn, got %q", s.Header)
-			}
-			v.file(cfg, s.Path, "")
+			oneOf(v, "header", s.Header, "names", "none", "sklearn")
+			v.file(cfg, s.Path)
 		}
 	}
 	labels := map[string]int{}
-	for i, a := range cfg.Algorithms {
-		line := a.Line
-		if l, ok := a.lines["label"]; ok {
-			line = l
-		}
-		v := entryCheck{d: d, prefix: fmt.Sprintf("algorithms[%d]", i), at: func(key string) int {
+	for _, a := range cfg.Algorithms {
+		path := fmt.Sprintf("algorithms[%d]", a.Index)
+		at := func(key string) int {
 			if l, ok := a.lines[key]; ok {
 				return l
 			}
 			return a.Line
-		}}
+		}
+		v := entryCheck{d: d, prefix: path, at: at}
 		switch p := a.Params.(type) {
 		case *TrellisParams:
 			v.trellis(p)
 		case *SparseTrellisParams:
 			v.sparseTrellis(p)
 		case *LinkageParams:
-			if p.Method != "average" && p.Method != "single" && p.Method != "complete" {
-				v.bad("method", "must be average, single or complete, got %q", p.Method)
-			}
-			if p.Distance != "euclidean" && p.Distance != "weights" {
-				v.bad("distance", "must be euclidean or weights, got %q", p.Distance)
-			}
+			oneOf(v, "method", p.Method, "average", "single", "complete")
+			oneOf(v, "distance", p.Distance, "euclidean", "weights")
 		case *BHCParams, *RBHCParams, *EMBHCParams, *BHCExactParams, *BRTParams:
 			v.bayesian(p)
 		case *BeamParams:
-			if p.Dedup != "structure" && p.Dedup != "float" {
-				v.bad("dedup", "must be structure or float, got %q", p.Dedup)
+			oneOf(v, "dedup", p.Dedup, "structure", "float")
+		}
+		if namesKnown {
+			for _, ds := range a.Datasets {
+				if _, ok := names[ds]; !ok {
+					v.bad("datasets", "no data set is named %q", ds)
+				}
 			}
 		}
-		for _, ds := range a.Datasets {
-			if _, ok := names[ds]; !ok {
-				v.bad("datasets", "no data set is named %q", ds)
+		switch {
+		case d.failed[path+".label"]:
+		case !namePattern.MatchString(a.Label):
+			v.bad("label", "%q must start with a letter or digit and hold only letters, digits, '.', '_' and '-'", a.Label)
+		default:
+			if prev, dup := labels[a.Label]; dup {
+				d.addf(at("label"), "%s: label %q is already used on line %d; give each variant its own label", path, a.Label, prev)
+			} else {
+				labels[a.Label] = at("label")
 			}
-		}
-		if !namePattern.MatchString(a.Label) {
-			d.addf(line, "algorithms[%d].label: %q must start with a letter or digit and hold only letters, digits, '.', '_' and '-'", i, a.Label)
-		} else if prev, dup := labels[a.Label]; dup {
-			d.addf(line, "algorithms[%d]: label %q is already used on line %d; give each variant its own label", i, a.Label, prev)
-		} else {
-			labels[a.Label] = line
 		}
 	}
 }
@@ -122,6 +115,21 @@ type entryCheck struct {
 	d      *decoder
 	prefix string // "datasets[0]"
 	at     func(key string) int
+}
+
+// failed reports whether any of keys, or any value nested in them, could not be decoded (or
+// derives from a key that could not), so that a check combining them would report a value the
+// user did not write.
+func (v entryCheck) failed(keys ...string) bool {
+	for p := range v.d.failed {
+		for _, k := range keys {
+			full := v.prefix + "." + k
+			if rest, ok := strings.CutPrefix(p, full); ok && (rest == "" || rest[0] == '.' || rest[0] == '[') {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // bad reports a problem with key unless decoding already reported one.
@@ -158,15 +166,29 @@ func (v entryCheck) vectorData(d VectorData) {
 	if d.Unknown < 0 {
 		v.bad("unknown", "must be 0 or positive, got %d", d.Unknown)
 	}
-	if d.Subsamples > 0 && d.PerLabel == 0 && d.Unknown == 0 {
+	if d.Subsamples > 0 && d.PerLabel == 0 && d.Unknown == 0 && !v.failed("per_label", "unknown", "subsamples") {
 		v.bad("per_label", "a subsample needs rows: per_label and unknown are both 0")
+	}
+	if d.Sampling == "first" && d.Subsamples > 1 {
+		v.bad("subsamples", "sampling: first takes the same rows for every subsample, so %d subsamples would be %d identical items; use subsamples: 1, or sampling: stratified", d.Subsamples, d.Subsamples)
+	}
+	if !namePattern.MatchString(d.SampleKey) {
+		v.bad("sample_key", "%q must start with a letter or digit and hold only letters, digits, '.', '_' and '-'", d.SampleKey)
 	}
 }
 
 func oneOf(v entryCheck, key, val string, allowed ...string) {
 	if !slices.Contains(allowed, val) {
-		v.bad(key, "must be %s, got %q", strings.Join(allowed, " or "), val)
+		v.bad(key, "must be %s, got %q", orList(allowed), val)
 	}
+}
+
+// orList writes "a, b or c".
+func orList(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }
 
 func (v entryCheck) splitModel(m SplitModel) {
@@ -254,9 +276,7 @@ func (v entryCheck) ginkgo(g *GinkgoSource) {
 	if g.Jets < 1 {
 		v.bad("jets", "must be at least 1, got %d", g.Jets)
 	}
-	if g.JetType != "qcd" && g.JetType != "w" {
-		v.bad("jet_type", "must be qcd or w, got %q", g.JetType)
-	}
+	oneOf(v, "jet_type", g.JetType, "qcd", "w")
 	if !(g.Mass > 0) {
 		v.bad("mass", "must be positive, got %v", g.Mass)
 	}
@@ -284,29 +304,20 @@ func (v entryCheck) ginkgo(g *GinkgoSource) {
 	if g.MaxTries < 1 {
 		v.bad("max_tries", "must be at least 1, got %d", g.MaxTries)
 	}
-	v.jetLikelihood(g.JetLikelihood)
+	oneOf(v, "likelihood", g.Likelihood, "ginkgo2020", "ginkgo2021")
+	oneOf(v, "root_lambda", g.RootLambda, "generative", "uniform")
 }
 
-func (v entryCheck) jetLikelihood(j JetLikelihood) {
-	if j.Likelihood != "ginkgo2020" && j.Likelihood != "ginkgo2021" {
-		v.bad("likelihood", "must be ginkgo2020 or ginkgo2021, got %q", j.Likelihood)
-	}
-	if j.RootLambda != "generative" && j.RootLambda != "uniform" {
-		v.bad("root_lambda", "must be generative or uniform, got %q", j.RootLambda)
-	}
-}
-
-// PAM50Source says where the pam50 matrix comes from, for the error when it is missing.
-const PAM50Source = "the pam50 matrix comes from github.com/hoadley-lab/pam50, file .legacy/bioclassifier_R/220arrays_nonUBCcommon+12normal_50g.txt (MIT; see the README, Data)"
-
-func (v entryCheck) file(cfg *Config, p, source string) {
+func (v entryCheck) file(cfg *Config, p string) {
 	path := cfg.Resolve(p)
 	st, err := os.Stat(path)
 	switch {
-	case err != nil && os.IsNotExist(err) && source != "":
-		v.bad("file", "%s does not exist (paths are relative to the config file); %s", path, source)
 	case err != nil && os.IsNotExist(err):
-		v.bad("file", "%s does not exist (paths are relative to the config file)", path)
+		hint := ""
+		if h := shareddata.Hint(path); h != "" {
+			hint = "; " + h
+		}
+		v.bad("file", "%s does not exist (paths are relative to the config file)%s", path, hint)
 	case err != nil:
 		v.bad("file", "cannot read %s: %v", path, err)
 	case st.IsDir():

@@ -7,6 +7,8 @@ package inputs
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -18,6 +20,7 @@ import (
 	"hcbench/algorithms/tree"
 	"hcbench/datasets/jets"
 	"hcbench/datasets/labelled"
+	"hcbench/datasets/shareddata"
 	"hcbench/experiments/config"
 	"hcbench/experiments/seeds"
 	"hcbench/generators/ginkgo"
@@ -39,13 +42,21 @@ type Item struct {
 	Names []string
 	// Labels are the leaves' classes ("" unknown), for purity; nil when the data have none.
 	Labels []string
+	// Positions are the leaves' 1-based positions among the items of the data file (for pam50 the
+	// sample's column, counted from the first sample), for data read from a file of vectors; nil
+	// otherwise.
+	Positions []int
 	// Vectors are the leaves' feature vectors (missing values 0, or NaN when masked), for
 	// algorithms that work on vectors; nil for jets.
 	Vectors [][]float64
-	// MissingCells counts the item's values the data file lacked.
-	MissingCells int
+	// MissingCells counts the item's values the data file lacked (0 for generated vectors); nil
+	// for jets.
+	MissingCells *int
 	// Jet is the item's jet, for jet data sets.
 	Jet *jets.Jet
+	// DataParams are the data set's resolved settings (see Dataset.Params), with a jet's own λ,
+	// λ_root and t_cut; shared between items, so read-only.
+	DataParams map[string]any
 }
 
 // Leaves returns the number of leaves.
@@ -66,9 +77,15 @@ type Dataset struct {
 	Generated bool
 
 	ids      []string
+	params   map[string]any
 	hasTruth func(i int) bool
 	load     func(i int) (*Item, error)
 }
+
+// Params returns the data set's settings as result records hold them (data_params): its source
+// (generator, or file and format) and every key of the source with defaults applied, the
+// likelihood keys of a jets file resolved against the file. The map is shared: read-only.
+func (d *Dataset) Params() map[string]any { return d.params }
 
 // Len returns the number of items.
 func (d *Dataset) Len() int { return len(d.ids) }
@@ -89,41 +106,48 @@ func (d *Dataset) Load(i int) (*Item, error) {
 	return it, nil
 }
 
-// DataKey is the seed key of a generated item.
+// DataKey is the seed key of a generated item, and of a subsample's draw (with the data set's
+// sample_key in place of its name).
 func DataKey(dataset, item string) string {
 	return "data|dataset=" + dataset + "|item=" + item
 }
 
-// Open prepares a data set of cfg for planning and loading.
+// Open prepares a data set of cfg for planning and loading. It reads the data set's file, if any;
+// a file with bad lines gives an error per line (up to a bound), each with the file and line.
 func Open(cfg *config.Config, ds config.Dataset) (*Dataset, error) {
-	d := &Dataset{Name: ds.Name, Kind: ds.Kind, Config: ds}
+	d := &Dataset{Name: ds.Name, Kind: ds.Kind, Config: ds, params: sourceParams(ds)}
 	switch src := ds.Source.(type) {
 	case *config.GinkgoSource:
 		d.Generated = true
 		d.ids = indexIDs(src.Jets)
 		d.hasTruth = func(int) bool { return true }
-		d.load = func(i int) (*Item, error) { return generateJet(cfg.Seed, ds.Name, d.ids[i], i, src) }
+		d.load = func(i int) (*Item, error) { return generateJet(cfg.Seed, ds.Name, d.ids[i], i, src, d.params) }
 	case *config.MixtureSource:
 		d.Generated = true
 		d.ids = indexIDs(src.Items)
 		d.hasTruth = func(int) bool { return false }
-		d.load = func(i int) (*Item, error) { return generateMixture(cfg.Seed, ds.Name, d.ids[i], i, src) }
+		d.load = func(i int) (*Item, error) { return generateMixture(cfg.Seed, ds.Name, d.ids[i], i, src, d.params) }
 	case *config.JetsFile:
 		path := cfg.Resolve(src.Path)
 		js, err := jets.ReadFile(path)
 		if err != nil {
-			return nil, fmt.Errorf("data set %s: %w", ds.Name, err)
+			return nil, inDataset(ds.Name, withHint(path, err))
 		}
 		if src.Limit > 0 && src.Limit < len(js) {
 			js = js[:src.Limit]
 		}
 		ids, err := fileIDs(js, path)
 		if err != nil {
-			return nil, fmt.Errorf("data set %s: %w", ds.Name, err)
+			return nil, inDataset(ds.Name, err)
 		}
+		lk, err := fileLikelihood(cfg, &ds, src, path, js)
+		if err != nil {
+			return nil, err
+		}
+		d.params["likelihood"], d.params["root_lambda"] = lk.Likelihood, lk.RootLambda
 		d.ids = ids
 		d.hasTruth = func(i int) bool { return js[i].HasTruth() }
-		d.load = func(i int) (*Item, error) { return jetItem(ds.Name, d.ids[i], i, &js[i], src.JetLikelihood) }
+		d.load = func(i int) (*Item, error) { return jetItem(ds.Name, d.ids[i], i, &js[i], lk, d.params) }
 	case *config.PAM50File:
 		if err := d.openVectors(cfg, src.Path, "pam50", labelled.CSVOptions{}, src.VectorData); err != nil {
 			return nil, err
@@ -139,17 +163,96 @@ func Open(cfg *config.Config, ds config.Dataset) (*Dataset, error) {
 	return d, nil
 }
 
+// sourceParams returns a data set's settings for records: its source and its keys as resolved
+// by the config.
+func sourceParams(ds config.Dataset) map[string]any {
+	p := config.ParamsMap(ds.Source)
+	if path := config.SourcePath(ds.Source); path != "" {
+		p["file"], p["format"] = path, ds.Kind
+	} else {
+		p["generator"] = ds.Kind
+	}
+	return p
+}
+
+// inDataset names the data set in each of the errors that err joins (one per bad line of a file).
+func inDataset(name string, err error) error {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	out := make([]error, len(errs))
+	for i, e := range errs {
+		out[i] = fmt.Errorf("data set %s: %w", name, e)
+	}
+	return errors.Join(out...)
+}
+
+// withHint adds to the error of a missing data file where to get it, when its path tells.
+func withHint(path string, err error) error {
+	if h := shareddata.Hint(path); h != "" && errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w; %s", err, h)
+	}
+	return err
+}
+
+// fileLikelihood resolves the likelihood keys of a jets file against the values its jets store
+// (hcbench writes them into every jet it generates). A key left at stored takes the value the
+// jets store, which they must all agree on, or the default when none stores one; a value the
+// config sets must equal every stored one, so that a frozen data set never silently scores
+// differently from the run that saved it.
+func fileLikelihood(cfg *config.Config, ds *config.Dataset, src *config.JetsFile, path string, js []jets.Jet) (config.JetLikelihood, error) {
+	var errs []error
+	resolve := func(key, setting, def string, stored func(*jets.Jet) string) string {
+		value, line := "", 0 // the first stored value, and its line
+		for i := range js {
+			s := stored(&js[i])
+			switch {
+			case s == "":
+			case setting != config.Stored && s != setting:
+				errs = append(errs, cfg.Problem(ds, key, "%s, but the jets of %s were saved with %s %s (%s:%d), and a frozen data set must score as the run that saved it; leave %s out (or write stored) to use the file's",
+					setting, path, key, s, path, js[i].Line, key))
+				return setting
+			case value == "":
+				value, line = s, js[i].Line
+			case s != value:
+				errs = append(errs, fmt.Errorf("data set %s: %s:%d: %s %s differs from %s on line %d; the jets of one file must agree on it", ds.Name, path, js[i].Line, key, s, value, line))
+				return value
+			}
+		}
+		switch {
+		case setting != config.Stored:
+			return setting
+		case value != "":
+			return value
+		}
+		return def
+	}
+	lk := config.JetLikelihood{
+		Likelihood: resolve("likelihood", src.Likelihood, "ginkgo2020", func(j *jets.Jet) string { return j.Likelihood }),
+		RootLambda: resolve("root_lambda", src.RootLambda, "generative", func(j *jets.Jet) string { return j.RootLambda }),
+	}
+	return lk, errors.Join(errs...)
+}
+
 // openVectors reads a file of labelled vectors; its items are subsamples of the rows, or the whole
 // table as the one item "all".
 func (d *Dataset) openVectors(cfg *config.Config, file, format string, o labelled.CSVOptions, vd config.VectorData) error {
-	data, err := labelled.ReadFile(cfg.Resolve(file), format, o)
+	path := cfg.Resolve(file)
+	data, err := labelled.ReadFile(path, format, o)
 	if err != nil {
-		return fmt.Errorf("data set %s: %w", d.Name, err)
+		return inDataset(d.Name, withHint(path, err))
+	}
+	// positions[r] is the 0-based position in the file of row r of data.
+	positions := make([]int, data.Len())
+	for r := range positions {
+		positions[r] = r
 	}
 	if len(vd.Classes) > 0 {
-		if data, err = keepClasses(data, vd.Classes); err != nil {
+		if positions, err = classRows(data, vd.Classes); err != nil {
 			return fmt.Errorf("data set %s: %w", d.Name, err)
 		}
+		data = data.Subset(positions)
 	}
 	if vd.Binarize != "none" {
 		t, _ := strconv.ParseFloat(vd.Binarize, 64) // validated
@@ -171,19 +274,27 @@ func (d *Dataset) openVectors(cfg *config.Config, file, format string, o labelle
 			if vd.Sampling == "first" {
 				rows, err = labelled.FirstPerLabel(data, vd.PerLabel, vd.Unknown)
 			} else {
-				rows, err = labelled.Stratified(data, seeds.Stream(cfg.Seed, DataKey(d.Name, d.ids[i])), vd.PerLabel, vd.Unknown)
+				rows, err = labelled.Stratified(data, seeds.Stream(cfg.Seed, DataKey(vd.SampleKey, d.ids[i])), vd.PerLabel, vd.Unknown)
 			}
 			if err != nil {
 				return nil, err
 			}
 		}
-		return vectorItem(d.Name, d.ids[i], i, data.Subset(rows), vd)
+		it, err := vectorItem(d.Name, d.ids[i], i, data.Subset(rows), vd, d.params)
+		if err != nil {
+			return nil, err
+		}
+		it.Positions = make([]int, len(rows))
+		for k, r := range rows {
+			it.Positions[k] = positions[r] + 1
+		}
+		return it, nil
 	}
 	return nil
 }
 
 // vectorItem makes the item of a table of vectors, with its split model.
-func vectorItem(dataset, id string, index int, sub *labelled.Data, vd config.VectorData) (*Item, error) {
+func vectorItem(dataset, id string, index int, sub *labelled.Data, vd config.VectorData, params map[string]any) (*Item, error) {
 	missing := sub.Missing
 	if vd.Missing == "zero" {
 		sub.FillMissing(0)
@@ -192,7 +303,7 @@ func vectorItem(dataset, id string, index int, sub *labelled.Data, vd config.Vec
 	if err != nil {
 		return nil, err
 	}
-	return &Item{Dataset: dataset, Index: index, ID: id, Model: m, Names: sub.Names, Labels: sub.Labels, Vectors: sub.X, MissingCells: missing}, nil
+	return &Item{Dataset: dataset, Index: index, ID: id, Model: m, Names: sub.Names, Labels: sub.Labels, Vectors: sub.X, MissingCells: &missing, DataParams: params}, nil
 }
 
 // splitModel builds the split model of vectors: the correlation-clustering energy, or none (a
@@ -215,8 +326,8 @@ func splitModel(x [][]float64, sm config.SplitModel, mask bool) (model.Model, er
 	return m, nil
 }
 
-// keepClasses returns the rows of data whose label is one of classes, each of which must occur.
-func keepClasses(data *labelled.Data, classes []string) (*labelled.Data, error) {
+// classRows returns the rows of data whose label is one of classes, each of which must occur.
+func classRows(data *labelled.Data, classes []string) ([]int, error) {
 	if data.Labels == nil {
 		return nil, errors.New("classes: the data have no labels")
 	}
@@ -232,7 +343,7 @@ func keepClasses(data *labelled.Data, classes []string) (*labelled.Data, error) 
 			rows = append(rows, i)
 		}
 	}
-	return data.Subset(rows), nil
+	return rows, nil
 }
 
 // binarize sets every feature to 1 where it exceeds t and to 0 elsewhere; missing values stay
@@ -252,7 +363,7 @@ func binarize(x [][]float64, t float64) {
 }
 
 // generateMixture draws one labelled mixture data set from the item's stream.
-func generateMixture(master uint64, dataset, id string, index int, src *config.MixtureSource) (*Item, error) {
+func generateMixture(master uint64, dataset, id string, index int, src *config.MixtureSource, params map[string]any) (*Item, error) {
 	kind := mixture.Gaussian
 	if src.Kind == "bernoulli" {
 		kind = mixture.Bernoulli
@@ -268,7 +379,8 @@ func generateMixture(master uint64, dataset, id string, index int, src *config.M
 	if err != nil {
 		return nil, err
 	}
-	return &Item{Dataset: dataset, Index: index, ID: id, Model: m, Labels: data.Labels, Vectors: data.X}, nil
+	none := 0
+	return &Item{Dataset: dataset, Index: index, ID: id, Model: m, Labels: data.Labels, Vectors: data.X, MissingCells: &none, DataParams: params}, nil
 }
 
 func indexIDs(n int) []string {
@@ -284,24 +396,25 @@ func indexIDs(n int) []string {
 func fileIDs(js []jets.Jet, path string) ([]string, error) {
 	ids := make([]string, len(js))
 	seen := map[string]int{}
+	var errs []error
 	for i := range js {
 		id := string(js[i].ID)
 		if id == "" {
 			id = strconv.Itoa(i)
 		}
 		if strings.ContainsAny(id, "|\n") {
-			return nil, fmt.Errorf("%s: jet %d: id %q holds '|' or a newline", path, i+1, id)
+			errs = append(errs, fmt.Errorf("%s:%d: id %q holds '|' or a newline, which task keys cannot", path, js[i].Line, id))
 		}
 		if prev, dup := seen[id]; dup {
-			return nil, fmt.Errorf("%s: jets %d and %d both have the id %q (a jet without an id is named by its 0-based index)", path, prev+1, i+1, id)
+			errs = append(errs, fmt.Errorf("%s:%d: id %q is also the id of the jet on line %d (a jet without an id is named by its 0-based index among the jets)", path, js[i].Line, id, js[prev].Line))
 		}
 		seen[id] = i
 		ids[i] = id
 	}
-	return ids, nil
+	return ids, errors.Join(errs...)
 }
 
-func generateJet(master uint64, dataset, id string, index int, src *config.GinkgoSource) (*Item, error) {
+func generateJet(master uint64, dataset, id string, index int, src *config.GinkgoSource, params map[string]any) (*Item, error) {
 	p := ginkgo.Params{
 		Mass:         src.Mass,
 		Momentum:     ginkgo.DefaultMomentum,
@@ -322,10 +435,11 @@ func generateJet(master uint64, dataset, id string, index int, src *config.Ginkg
 	j.SeedKey = key
 	j.MinLeaves, j.MaxLeaves, j.Tries = src.MinLeaves, src.MaxLeaves, tries
 	j.Likelihood, j.RootLambda, j.FlipChildren = src.Likelihood, src.RootLambda, src.FlipChildren
-	return jetItem(dataset, id, index, &j, src.JetLikelihood)
+	return jetItem(dataset, id, index, &j, src.JetLikelihood, params)
 }
 
-// JetModel builds the likelihood model of a jet under the chosen likelihood keys.
+// JetModel builds the likelihood model of a jet under the chosen likelihood keys (resolved: no
+// stored).
 func JetModel(j *jets.Jet, lk config.JetLikelihood) (*likelihood.Model, error) {
 	p := likelihood.Params{Lambda: j.Lambda, LambdaRoot: j.RootLambdaOrDefault(), TCut: j.TCut}
 	switch lk.Likelihood {
@@ -347,12 +461,16 @@ func JetModel(j *jets.Jet, lk config.JetLikelihood) (*likelihood.Model, error) {
 	return likelihood.New(j.Leaves, p)
 }
 
-func jetItem(dataset, id string, index int, j *jets.Jet, lk config.JetLikelihood) (*Item, error) {
+// jetItem makes the item of a jet. Its data params are the data set's with the jet's own λ,
+// λ_root and t_cut, which a jets file holds per jet.
+func jetItem(dataset, id string, index int, j *jets.Jet, lk config.JetLikelihood, params map[string]any) (*Item, error) {
 	m, err := JetModel(j, lk)
 	if err != nil {
 		return nil, err
 	}
-	it := &Item{Dataset: dataset, Index: index, ID: id, Model: m, Jet: j}
+	own := maps.Clone(params)
+	own["lambda"], own["lambda_root"], own["t_cut"] = j.Lambda, j.RootLambdaOrDefault(), j.TCut
+	it := &Item{Dataset: dataset, Index: index, ID: id, Model: m, Jet: j, DataParams: own}
 	if j.HasTruth() {
 		t, err := j.TruthTree()
 		if err != nil {

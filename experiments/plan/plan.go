@@ -4,6 +4,7 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -40,15 +41,21 @@ type Plan struct {
 // New opens the data sets of cfg (reading data files, generating nothing) and lists the tasks:
 // data sets in config order, items in data set order, algorithms in config order. The truth
 // algorithm gets a task only for items that have a generating tree, and a variant restricted to
-// some data sets only for their items.
+// some data sets only for their items. When data sets cannot be opened, the error joins the
+// problems of all of them (errors.Join), each with its file and line where there is one.
 func New(cfg *config.Config) (*Plan, error) {
 	p := &Plan{Config: cfg}
+	var errs []error
 	for _, ds := range cfg.Datasets {
 		d, err := inputs.Open(cfg, ds)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		p.Datasets = append(p.Datasets, d)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	for _, d := range p.Datasets {
 		for i := range d.Len() {

@@ -34,9 +34,17 @@ type Record struct {
 	Item      string `json:"item"`
 	Algorithm string `json:"algorithm"` // the label of the variant
 	// AlgorithmName is the algorithm the label runs (truth, greedy, …).
-	AlgorithmName string         `json:"algorithm_name"`
-	Params        map[string]any `json:"params"`
-	N             int            `json:"n"` // leaves
+	AlgorithmName string `json:"algorithm_name"`
+	// Params are the algorithm's parameters, defaults applied, keyed by config key.
+	Params map[string]any `json:"params"`
+	// DataParams are the data set's settings, resolved as the task used them, in one flat object
+	// keyed by config key: the source (generator, or file and format) and every key of the data
+	// set entry with its default applied, so the model that scored the tree (likelihood and
+	// root_lambda of jets, the correlation-clustering keys of vectors) and the sampling of the
+	// items are in every record. A jets file's likelihood keys are those resolved against the
+	// file, and jets add their own lambda, lambda_root and t_cut, which a file holds per jet.
+	DataParams map[string]any `json:"data_params,omitempty"`
+	N          int            `json:"n"` // leaves
 	// Seed is the first 64 bits of the task's random stream seed (see package seeds).
 	Seed uint64 `json:"seed,string"`
 	// LogLikelihood is the returned tree's log-likelihood under the data set's model.
@@ -57,8 +65,13 @@ type Record struct {
 	// for labelled data (pam50 subsamples record the samples drawn).
 	LeafNames  []string `json:"leaf_names,omitempty"`
 	LeafLabels []string `json:"leaf_labels,omitempty"`
-	// MissingCells counts the item's values the data file lacked (filled or masked).
-	MissingCells int `json:"missing_cells,omitempty"`
+	// LeafPositions are the leaves' 1-based positions among the items of the data file, in leaf
+	// order, for data read from a file of vectors (for pam50, the sample's column counted from
+	// the first sample, as ../shared/design/pam50.md numbers them).
+	LeafPositions []int `json:"leaf_positions,omitempty"`
+	// MissingCells counts the item's values the data file lacked (filled or masked); present, 0
+	// included, in every record of vector data, absent for jets.
+	MissingCells *int `json:"missing_cells,omitempty"`
 	// DendrogramPurity is the leaf-weighted dendrogram purity of the BHC paper and
 	// DendrogramPurityPair the pair-weighted one, over the LabelledLeaves leaves with a known
 	// label; absent when no class has two labelled leaves.
