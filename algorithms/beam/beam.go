@@ -3,17 +3,25 @@
 // to B partial hierarchies (forests). At each of the N−1 levels every one of them offers its B best
 // merges, the candidates are ranked by their total log-likelihood, equal partial hierarchies are
 // kept once, and the B best candidates form the next beam. The best full tree of the last level is
-// the result.
+// the result, scored under the model by model.TreeLogLikelihood.
 //
 // Two rules recognise "equal" partial hierarchies:
 //
 //   - Structure (ours, the default) compares the sets of clusters the candidates have formed, so
 //     the same forest reached by merges in another order counts once, whatever floating point
-//     does to its sums.
+//     does to its sums. It ranks every merge with the model's own split values.
 //   - Float (the reference) keeps one candidate per exact float value of the total: the same
 //     forest summed in another order can differ in the last bit and then takes a second slot,
-//     and two different forests of equal total count once. It reproduces the reference bit for
-//     bit, including numpy's pairwise summation of the path's terms and its tie-breaking order.
+//     and two different forests of equal total count once. It follows the reference's rule and
+//     order: a path's terms summed as numpy's np.sum, the candidates of one total represented by
+//     the first in (path, pair) order, and a Ginkgo model ranked with λ at the root split too
+//     (the reference switches to λ_root only after the last level's choice), the result then
+//     re-scored with λ_root. Our split values can differ from numpy's in the last bits, so where
+//     the search turns on two totals being exactly equal the trees can differ from the
+//     reference's: on the 10 public 9-leaf jets they match at B = 36 (the paper's N(N−1)/2) and
+//     at 246 of the 260 pairs of jet and B = 20..45 (beam_test.go lists the others).
+//
+// With B = 1 beam search is greedy search up to ties, which the two break differently.
 package beam
 
 import (
@@ -25,6 +33,7 @@ import (
 
 	"hcbench/algorithms/itemset"
 	"hcbench/algorithms/model"
+	"hcbench/algorithms/model/ginkgo"
 	"hcbench/algorithms/tree"
 )
 
@@ -77,10 +86,12 @@ func pairLess(p, q pair) bool {
 	if p.score != q.score {
 		return p.score < q.score
 	}
-	if p.a != q.a {
-		return p.a < q.a
-	}
-	return p.b < q.b
+	return pairIDLess(p, q)
+}
+
+// pairIDLess orders pairs by [a, b], as Python compares the reference's pair lists.
+func pairIDLess(p, q pair) bool {
+	return p.a < q.a || p.a == q.a && p.b < q.b
 }
 
 // path is one partial hierarchy of the beam.
@@ -108,7 +119,14 @@ func Run(ctx context.Context, m model.Model, opts Options) (Result, error) {
 	if n == 1 {
 		return Result{Tree: tree.Leaf(0), Trees: []*tree.Tree{tree.Leaf(0)}}, nil
 	}
-	s := &search{m: m, n: n, opts: opts, store: m.NewClusters(), bySet: map[itemset.Set]int{}}
+	ranked := m
+	if opts.Dedup == Float {
+		var err error
+		if ranked, err = referenceRanking(m); err != nil {
+			return Result{}, err
+		}
+	}
+	s := newSearch(ranked, opts)
 	beam := []*path{s.start()}
 	for level := 0; level < n-1; level++ {
 		if err := ctx.Err(); err != nil {
@@ -140,12 +158,38 @@ func Run(ctx context.Context, m model.Model, opts Options) (Result, error) {
 	return res, nil
 }
 
+// referenceRanking returns the model the reference ranks merges with. StandardHC scores every
+// candidate with λ, the last merge included: it switches to λ_root after the last level's choice,
+// and λ_root enters only when the returned tree is re-scored. So a Ginkgo model whose root split
+// has its own rate is searched with λ at the root too; other models rank with their own values.
+func referenceRanking(m model.Model) (model.Model, error) {
+	g, ok := m.(*ginkgo.Model)
+	if !ok {
+		return m, nil
+	}
+	p := g.Params()
+	if p.RootLambda == ginkgo.RootLambdaUniform || p.LambdaRoot == p.Lambda {
+		return m, nil
+	}
+	p.RootLambda = ginkgo.RootLambdaUniform
+	u, err := ginkgo.New(g.Leaves(), p)
+	if err != nil {
+		return nil, fmt.Errorf("beam: %w", err)
+	}
+	return u, nil
+}
+
+// search is the state shared by the levels of one beam search.
 type search struct {
-	m     model.Model
 	n     int
 	opts  Options
 	store model.Clusters
 	bySet map[itemset.Set]int // model cluster id of every cluster met
+}
+
+// newSearch prepares a search that ranks merges by m's split values.
+func newSearch(m model.Model, opts Options) *search {
+	return &search{n: m.Items(), opts: opts, store: m.NewClusters(), bySet: map[itemset.Set]int{}}
 }
 
 // start is the beam of the single forest of leaves.
@@ -198,7 +242,7 @@ func (s *search) step(beam []*path, level int) []*path {
 	}
 	// Walk the candidates from the best down, path by path from their best pair: a max-heap over
 	// the paths' next candidates. Each path offers at most its b best pairs.
-	h := &candHeap{beam: beam}
+	h := &candHeap{}
 	for j, p := range beam {
 		if len(p.pairs) > 0 {
 			i := len(p.pairs) - 1
@@ -209,15 +253,28 @@ func (s *search) step(beam []*path, level int) []*path {
 	offered := func(j, i int) bool { return len(beam[j].pairs)-i <= b }
 	var kept []candidate
 	seen := map[uint64][]candidate{} // structure rule: kept candidates by forest hash
-	for h.Len() > 0 && len(kept) < b {
+	for h.Len() > 0 {
+		if len(kept) == b {
+			// A full beam can still change under the float rule: a later pair of the last kept
+			// candidate's path with the same total may be the one the reference keeps.
+			last, next := kept[b-1], h.items[0]
+			if s.opts.Dedup != Float || next.total != last.total || next.j != last.j {
+				break
+			}
+		}
 		c := heap.Pop(h).(candidate)
 		if c.i > 0 && offered(c.j, c.i-1) {
 			heap.Push(h, candidate{total: beam[c.j].pairs[c.i-1].score + totals[c.j], j: c.j, i: c.i - 1})
 		}
 		if s.opts.Dedup == Float {
-			// One candidate per exact total: the heap yields a total's candidates together, the
-			// one the reference keeps (smallest beam index, then pair) first.
-			if len(kept) > 0 && kept[len(kept)-1].total == c.total {
+			// The reference sorts the candidates by (total, path, pair) and keeps the first of
+			// each total. The heap yields a total's candidates path by path, smallest path
+			// first, but each path's in its own (score, pair) order from its best down, so a
+			// later candidate of the kept one's path with a smaller pair replaces it.
+			if k := len(kept); k > 0 && kept[k-1].total == c.total {
+				if o := kept[k-1]; o.j == c.j && pairIDLess(beam[c.j].pairs[c.i], beam[o.j].pairs[o.i]) {
+					kept[k-1] = c
+				}
 				continue
 			}
 			kept = append(kept, c)
@@ -315,10 +372,9 @@ func mergePairs(x, y []pair) []pair {
 	return append(append(out, x...), y...)
 }
 
-// candHeap pops candidates by total, largest first; among equal totals the reference's order
-// (smallest beam index, then pair, then split value) comes first.
+// candHeap pops candidates by total, largest first, and among equal totals the smallest path
+// first. It holds at most one candidate per path (its next best pair), so the two keys order it.
 type candHeap struct {
-	beam  []*path
 	items []candidate
 }
 
@@ -328,11 +384,7 @@ func (h *candHeap) Less(i, k int) bool {
 	if a.total != b.total {
 		return a.total > b.total || math.IsNaN(b.total)
 	}
-	if a.j != b.j {
-		return a.j < b.j
-	}
-	pa, pb := h.beam[a.j].pairs[a.i], h.beam[b.j].pairs[b.i]
-	return pairLess(pa, pb)
+	return a.j < b.j
 }
 func (h *candHeap) Swap(i, k int) { h.items[i], h.items[k] = h.items[k], h.items[i] }
 func (h *candHeap) Push(x any)    { h.items = append(h.items, x.(candidate)) }
@@ -342,15 +394,21 @@ func (h *candHeap) Pop() any {
 	return x
 }
 
-// numpySum is numpy's pairwise summation of a float64 array (np.sum; numpy 1.24), which the
-// reference uses for a path's total: below 8 terms a plain loop from −0.0; up to 128 terms eight
-// interleaved partial sums combined as ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7)), then the rest in
-// order; beyond that, halves (rounded down to a multiple of 8) summed recursively.
+// numpySum is np.sum of a float64 array as numpy 1.24 computes it, which the reference uses for a
+// path's total: add.reduce starts from its identity +0.0 and adds numpy's pairwise sum of the
+// terms. That sum is a plain loop from +0.0 below 8 terms; up to 128 terms, eight interleaved
+// partial sums combined as ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7)), then the rest in order; beyond,
+// the two halves (the first rounded down to a multiple of 8) summed recursively.
 func numpySum(a []float64) float64 {
+	// The identity only shows in the sign of a zero: −0.0 terms alone sum to +0.0, as in numpy.
+	return 0 + pairwiseSum(a)
+}
+
+func pairwiseSum(a []float64) float64 {
 	n := len(a)
 	switch {
 	case n < 8:
-		res := math.Copysign(0, -1)
+		res := 0.0
 		for _, x := range a {
 			res += x
 		}
@@ -372,5 +430,5 @@ func numpySum(a []float64) float64 {
 	}
 	n2 := n / 2
 	n2 -= n2 % 8
-	return numpySum(a[:n2]) + numpySum(a[n2:])
+	return pairwiseSum(a[:n2]) + pairwiseSum(a[n2:])
 }

@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"hcbench/algorithms/greedy"
-	"hcbench/algorithms/itemset"
 	"hcbench/algorithms/model"
 	"hcbench/algorithms/model/ginkgo"
 	"hcbench/algorithms/model/ginkgo/ginkgotest"
+	"hcbench/algorithms/model/modeltest"
 	"hcbench/algorithms/tree"
 	"hcbench/algorithms/trellis"
 	"hcbench/datasets/jets"
@@ -36,8 +36,9 @@ func run(t *testing.T, m model.Model, opts Options) Result {
 }
 
 func TestNumpySum(t *testing.T) {
-	// Sums computed by np.sum (numpy 1.24.2, Debian bookworm) of the same lists; each differs
-	// from a plain left-to-right sum in the last bit, which the reference's de-duplication sees.
+	// Sums computed by np.sum (numpy 1.24.2, Debian bookworm's python3-numpy) of the same lists,
+	// compared bit for bit: each differs from a plain left-to-right sum in the last bit, which
+	// the reference's de-duplication sees.
 	cases := []struct {
 		xs   []float64
 		want float64
@@ -52,52 +53,124 @@ func TestNumpySum(t *testing.T) {
 			t.Errorf("numpySum of %d terms = %v, numpy gives %v", len(c.xs), got, c.want)
 		}
 	}
-	if got := numpySum(nil); got != 0 || !math.Signbit(got) {
-		t.Errorf("numpySum(nil) = %v, want −0 as numpy", got)
+	// Beyond 128 terms numpy splits the array in halves, the first rounded down to a multiple of
+	// 8. x_i = −((i·k) mod 1009)/97; np.sum(np.array(x)) under numpy 1.24.2 gives these values
+	// bit for bit. Each differs from the plain sum, and the 129-, 200- and 300-term ones also from
+	// a split at 128 or a split without the rounding, so a wrong block rule fails here.
+	for _, c := range []struct {
+		n, k int
+		want float64
+	}{
+		{129, 104729, -689.1546391752578},
+		{200, 104729, -1055.2164948453608},
+		{300, 104729, -1590.061855670103},
+		{513, 7919, -2663.360824742268},
+	} {
+		xs := make([]float64, c.n)
+		for i := range xs {
+			xs[i] = -float64(i*c.k%1009) / 97
+		}
+		if got := numpySum(xs); got != c.want {
+			t.Errorf("numpySum of %d terms = %v, numpy gives %v", c.n, got, c.want)
+		}
 	}
-	long := make([]float64, 300) // the recursive split
-	for i := range long {
-		long[i] = -float64(i%17) / 7
-	}
-	plain := 0.0
-	for _, x := range long {
-		plain += x
-	}
-	if got := numpySum(long); math.Abs(got-plain) > 1e-9 {
-		t.Errorf("numpySum of 300 terms = %v, plain sum %v", got, plain)
+	// np.sum starts from +0.0: np.sum([]) and np.sum([-0.0]*9) are +0.0 under numpy 1.24.2.
+	for _, xs := range [][]float64{nil, slices.Repeat([]float64{math.Copysign(0, -1)}, 9)} {
+		if got := numpySum(xs); got != 0 || math.Signbit(got) {
+			t.Errorf("numpySum(%v) = %v, numpy gives +0", xs, got)
+		}
 	}
 }
 
-// referenceBeam holds the beam-search trees of the 10 public 9-leaf jets (ClusterTrellis ab931e8
-// data/truth_9.pkl) with beam sizes 36 and 27, and their log-likelihoods, from running the
-// reference StandardHC d868706 beamSearchOptimal_invM.beamSearch on them (our run; its B = 36
-// results equal the shipped data/TruthBSGD_9.pkl bit for bit, and trellis.md §10 lists them to 3
-// decimals). Trees are canonical Newick over the file's leaf order.
-var referenceBeam = []struct {
-	id     string
-	ll36   float64
-	tree36 string
-	ll27   float64
-	tree27 string
+// formedMasks returns the item masks of t's clusters of two or more items, sorted: the forest a
+// beam path has formed, as the reference runs below record it.
+func formedMasks(t *tree.Tree) []uint32 {
+	var out []uint32
+	for _, c := range t.Clusters() {
+		if len(c) < 2 {
+			continue
+		}
+		var m uint32
+		for _, i := range c {
+			m |= 1 << i
+		}
+		out = append(out, m)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// hashPsi is the log ψ of the tie tests: a hash of the two children's item masks, −Inf for one
+// pair in 11 and else one of 0, −0.5, …, −2, so that most candidates tie.
+func hashPsi(n int, seed uint64) modeltest.Func {
+	return modeltest.Func{N: n, Psi: func(l, r uint32) float64 {
+		a, b := uint64(min(l, r)), uint64(max(l, r))
+		h := (a*2654435761 ^ b*97 ^ seed*1000003) & 0xffffffff
+		if h%11 == 0 {
+			return math.Inf(-1)
+		}
+		return -0.5 * float64(h%5)
+	}}
+}
+
+func TestFloatTieOrder(t *testing.T) {
+	// The final beam of the float rule under hashPsi, path by path, as the forests (cluster
+	// masks) the reference forms. Source: StandardHC d868706 beamSearchOptimal_invM.beamSearch,
+	// run unmodified under Python 3.11 and numpy 1.24.2 (Debian bookworm) with split_logLH
+	// replaced by hashPsi and one-hot leaves (so a node's content is its item indicator); a
+	// numpy port of it agrees on all 270 cases of seeds 0–29, N ∈ {4, 5, 7}, B ∈ {2, 3, 6}, and
+	// so do we. These three need both halves of the reference's tie order: a path's tied pairs
+	// are represented by its smallest pair, and a full beam still looks at the rest of its last
+	// total's group. The second keeps a −Inf path, since all −Inf totals collapse into one.
+	for _, c := range []struct {
+		seed    uint64
+		n, b    int
+		forests [][]uint32
+	}{
+		{1, 7, 6, [][]uint32{{5, 10, 48, 58, 69, 127}, {5, 48, 50, 58, 69, 127}, {5, 48, 50, 69, 77, 127}, {5, 10, 48, 69, 117, 127}, {5, 13, 48, 50, 114, 127}}},
+		{11, 7, 3, [][]uint32{{6, 22, 30, 31, 96, 127}, {6, 22, 30, 96, 126, 127}}},
+		{19, 7, 2, [][]uint32{{18, 26, 27, 31, 63, 127}, {18, 26, 27, 59, 123, 127}}},
+	} {
+		r := run(t, hashPsi(c.n, c.seed), Options{Size: c.b, Dedup: Float, All: true})
+		var got [][]uint32
+		for _, tr := range r.Trees {
+			got = append(got, formedMasks(tr))
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.forests) {
+			t.Errorf("seed %d N=%d B=%d: final beam %v, reference %v", c.seed, c.n, c.b, got, c.forests)
+		}
+	}
+}
+
+// nineLeafReference is the best tree of StandardHC d868706 beamSearchOptimal_invM.beamSearch on
+// the 10 public 9-leaf jets (ClusterTrellis ab931e8 data/truth_9.pkl, here truth_9.jsonl) for
+// every beam size B from 20 to 45, as runs of B with one tree. Source: the reference itself, run
+// unmodified under Python 3.11 with numpy 1.24.2 (Debian bookworm), torch stubbed (beamSearch
+// does not use it); log-likelihoods re-scored as its recluster does, λ_root at the root, summed
+// in Python (so to ~1e-13). Trees are canonical Newick over the file's leaf order.
+var nineLeafReference = []struct {
+	jet, fromB, toB int
+	tree            string
+	ll              float64
 }{
-	{"truth_9-0", -55.218660086359634, "((((0,5),(1,2)),(3,4)),(6,(7,8)));", -55.218660086359634, "((((0,5),(1,2)),(3,4)),(6,(7,8)));"},
-	{"truth_9-1", -54.63671780301759, "((((0,2),3),(6,7)),((1,4),(5,8)));", -54.63671780301759, "((((0,2),3),(6,7)),((1,4),(5,8)));"},
-	{"truth_9-2", -52.67264186685189, "(((0,7),1),((2,(5,8)),((3,4),6)));", -52.84295672907204, "(((0,7),1),((2,(3,4)),((5,8),6)));"},
-	{"truth_9-3", -53.339236059426, "((((0,2),(1,3)),(4,5)),(6,(7,8)));", -53.339236059426, "((((0,2),(1,3)),(4,5)),(6,(7,8)));"},
-	{"truth_9-4", -54.03551255778001, "(((0,7),6),(((1,8),(4,5)),(2,3)));", -54.03551255778001, "(((0,7),6),(((1,8),(4,5)),(2,3)));"},
-	{"truth_9-5", -53.51772463761185, "((0,(4,5)),(((1,8),(2,3)),(6,7)));", -53.51772463761185, "((0,(4,5)),(((1,8),(2,3)),(6,7)));"},
-	{"truth_9-6", -54.369103237443, "((((0,5),((1,2),3)),(4,6)),(7,8));", -54.369103237443, "((((0,5),((1,2),3)),(4,6)),(7,8));"},
-	{"truth_9-7", -53.57672100318871, "(((0,2),4),(((1,8),(5,7)),(3,6)));", -53.57672100318871, "(((0,2),4),(((1,8),(5,7)),(3,6)));"},
-	{"truth_9-8", -53.78499062358772, "((((0,8),(4,5)),(1,3)),((2,6),7));", -53.78499062358772, "((((0,8),(4,5)),(1,3)),((2,6),7));"},
-	{"truth_9-9", -53.958174998551065, "(((0,8),(5,7)),(((1,2),3),(4,6)));", -53.958174998551065, "(((0,8),(5,7)),(((1,2),3),(4,6)));"},
+	{0, 20, 45, "((((0,5),(1,2)),(3,4)),(6,(7,8)));", -55.21866008635963},
+	{1, 20, 45, "((((0,2),3),(6,7)),((1,4),(5,8)));", -54.63671780301708},
+	{2, 20, 25, "(((0,6),(1,7)),((2,(5,8)),(3,4)));", -55.07829899771052},
+	{2, 26, 26, "(((0,7),1),((2,(3,4)),((5,8),6)));", -52.842956729072014},
+	{2, 27, 40, "(((0,7),1),((2,(5,8)),((3,4),6)));", -52.672641866851876},
+	{2, 41, 45, "((0,1),((2,(7,8)),(((3,4),6),5)));", -52.316974960866006},
+	{3, 20, 45, "((((0,2),(1,3)),(4,5)),(6,(7,8)));", -53.339236059426},
+	{4, 20, 45, "(((0,7),6),(((1,8),(4,5)),(2,3)));", -54.03551255778029},
+	{5, 20, 45, "((0,(4,5)),(((1,8),(2,3)),(6,7)));", -53.51772463761183},
+	{6, 20, 45, "((((0,5),((1,2),3)),(4,6)),(7,8));", -54.36910323744303},
+	{7, 20, 45, "(((0,2),4),(((1,8),(5,7)),(3,6)));", -53.57672100318858},
+	{8, 20, 45, "((((0,8),(4,5)),(1,3)),((2,6),7));", -53.7849906235877},
+	{9, 20, 45, "(((0,8),(5,7)),(((1,2),3),(4,6)));", -53.95817499855107},
 }
 
-func TestReferenceNineLeafJets(t *testing.T) {
-	// Float de-duplication must give the reference's trees; their log-likelihoods agree to 1e-9.
-	// With B = 36 (the paper's N(N−1)/2) all 10 jets match. With B = 27, jet 2 does not: there the
-	// reference's search turns on two totals being equal or not in the last bit, and our split
-	// values (Go's math.Log, E² − |p|² for t) differ from numpy's in the last bit, as the
-	// structure rule's motivation says; the other 9 match.
+// nineLeafJets returns the 10 public 9-leaf jets.
+func nineLeafJets(t *testing.T) []jets.Jet {
+	t.Helper()
 	path, err := shareddata.Path("clustertrellis/truth_9.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -106,25 +179,91 @@ func TestReferenceNineLeafJets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, ref := range referenceBeam {
-		m := ginkgotest.Model(t, js[i], ginkgo.Version2020)
-		for _, c := range []struct {
-			b    int
-			ll   float64
-			tree string
-		}{{36, ref.ll36, ref.tree36}, {27, ref.ll27, ref.tree27}} {
-			if c.b == 27 && ref.id == "truth_9-2" {
-				continue
-			}
-			r := run(t, m, Options{Size: c.b, Dedup: Float})
-			if got := r.Tree.Canonical().Newick(nil); got != c.tree || math.Abs(r.LogLikelihood-c.ll) > 1e-9 {
-				t.Errorf("%s B=%d: %s %.12f, reference %s %.12f", ref.id, c.b, got, r.LogLikelihood, c.tree, c.ll)
+	return js
+}
+
+func TestReferenceNineLeafJets(t *testing.T) {
+	// The float rule gives the reference's tree (and its log-likelihood to 1e-9) on every jet
+	// and B = 20..45 but the listed ones. There the reference's search turns on totals of the
+	// same forest, reached in two merge orders, being equal or not in the last bit, and our
+	// split values (Go's math.Log, t = E² − |p|², our term order) differ from numpy's in the last
+	// bits: from the third level on, the two beams hold different duplicates. The list must be
+	// exact, so a change in either direction shows.
+	exceptions := map[[2]int]bool{}
+	for b := 26; b <= 32; b++ {
+		exceptions[[2]int{2, b}] = true
+	}
+	for b := 41; b <= 45; b++ {
+		exceptions[[2]int{2, b}] = true
+	}
+	exceptions[[2]int{3, 20}], exceptions[[2]int{3, 21}] = true, true
+	js := nineLeafJets(t)
+	for _, ref := range nineLeafReference {
+		m := ginkgotest.Model(t, js[ref.jet], ginkgo.Version2020)
+		for b := ref.fromB; b <= ref.toB; b++ {
+			r := run(t, m, Options{Size: b, Dedup: Float})
+			got := r.Tree.Canonical().Newick(nil)
+			same := got == ref.tree && math.Abs(r.LogLikelihood-ref.ll) <= 1e-9
+			switch {
+			case !same && !exceptions[[2]int{ref.jet, b}]:
+				t.Errorf("jet %d B=%d: %s %.12f, reference %s %.12f", ref.jet, b, got, r.LogLikelihood, ref.tree, ref.ll)
+			case same && exceptions[[2]int{ref.jet, b}]:
+				t.Errorf("jet %d B=%d now gives the reference's tree; drop it from the exceptions", ref.jet, b)
 			}
 		}
 	}
 }
 
+func TestShippedNineLeafBeam(t *testing.T) {
+	// trellis.md §10: the beam column of ClusterTrellis's shipped data/TruthBSGD_9.pkl (3
+	// decimals; tolerance 5e-4), which the design note says the reference reproduces for every
+	// B in 28..43. We reproduce it there except on jet 2 at B = 28–32, one of the last-bit
+	// exceptions of TestReferenceNineLeafJets (where the reference gives the shipped −52.673).
+	// Under numpy 1.24.2 the reference itself gives −52.317 for jet 2 at B = 41–43, where we
+	// give the shipped value.
+	shipped := []float64{-55.219, -54.637, -52.673, -53.339, -54.036, -53.518, -54.369, -53.577, -53.785, -53.958}
+	js := nineLeafJets(t)
+	for i, want := range shipped {
+		m := ginkgotest.Model(t, js[i], ginkgo.Version2020)
+		for b := 28; b <= 43; b++ {
+			r := run(t, m, Options{Size: b, Dedup: Float})
+			miss := math.Abs(r.LogLikelihood-want) > 5e-4
+			exception := i == 2 && b <= 32
+			if miss != exception {
+				t.Errorf("jet %d B=%d: %.4f, shipped %.3f (listed as an exception: %v)", i, b, r.LogLikelihood, want, exception)
+			}
+		}
+	}
+}
+
+func TestFloatSearchesRootWithLambda(t *testing.T) {
+	// The reference ranks the last merge with λ and re-scores the returned tree with λ_root, so
+	// its trees do not depend on λ_root. Public jet 3 with λ_root = 3 (a W jet's) is a case
+	// where ranking the last merge with λ_root would pick another tree at B = 2 and 15 (at B = 15,
+	// ((((0,8),(1,3)),(6,7)),(2,(4,5)))). Source: the reference run as in nineLeafReference with
+	// LambdaRoot set to 3; its tree is the same as with λ_root = 1.5, its re-scored value is
+	// ours to 1e-9.
+	j := nineLeafJets(t)[3]
+	j.LambdaRoot = 3
+	m := ginkgotest.Model(t, j, ginkgo.Version2020)
+	for _, c := range []struct {
+		b    int
+		tree string
+		ll   float64
+	}{
+		{2, "((((0,3),(1,8)),(4,5)),((2,6),7));", -54.848843511799},
+		{15, "(((0,(1,3)),(4,5)),((2,6),(7,8)));", -53.94693836154769},
+	} {
+		r := run(t, m, Options{Size: c.b, Dedup: Float})
+		if got := r.Tree.Canonical().Newick(nil); got != c.tree || math.Abs(r.LogLikelihood-c.ll) > 1e-9 {
+			t.Errorf("B=%d: %s %.12f, reference %s %.12f", c.b, got, r.LogLikelihood, c.tree, c.ll)
+		}
+	}
+}
+
 func TestSizeOneIsGreedy(t *testing.T) {
+	// With B = 1 beam search is greedy search up to ties: without ties (random jets) the trees
+	// are the same and the scores agree to 1e-9 (summed in other orders).
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{3, 6, 9, 14, 20} {
 		for range 5 {
@@ -137,6 +276,42 @@ func TestSizeOneIsGreedy(t *testing.T) {
 				r := run(t, m, Options{Size: 1, Dedup: d})
 				if r.Tree.Canonical().Newick(nil) != g.Tree.Canonical().Newick(nil) || math.Abs(r.LogLikelihood-g.LogLikelihood) > 1e-9 {
 					t.Errorf("N=%d %v: beam B=1 %s %v, greedy %s %v", n, d, r.Tree.Canonical().Newick(nil), r.LogLikelihood, g.Tree.Canonical().Newick(nil), g.LogLikelihood)
+				}
+			}
+		}
+	}
+	// With ties the two break them differently, so only scores can be compared, on models where
+	// every tie-break scores the same: a constant ψ ((N−1)·log ψ for every tree, exactly), a
+	// constant −Inf, and a ψ of −1 that is −Inf for a cluster holding items 0 and 1 short of
+	// the root, which both avoid until the root merge, for −(N−1) exactly.
+	apart := func(n int) modeltest.Func {
+		return modeltest.Func{N: n, Psi: func(l, r uint32) float64 {
+			if u := l | r; u&3 == 3 && u != 1<<n-1 {
+				return math.Inf(-1)
+			}
+			return -1
+		}}
+	}
+	for _, n := range []int{2, 5, 9} {
+		for _, c := range []struct {
+			m    modeltest.Func
+			want float64
+		}{
+			{modeltest.Constant(n, -1.5), -1.5 * float64(n-1)},
+			{modeltest.Constant(n, math.Inf(-1)), math.Inf(-1)},
+			{apart(n), -float64(n - 1)},
+		} {
+			m, want := c.m, c.want
+			g, err := greedy.Run(context.Background(), m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.LogLikelihood != want {
+				t.Fatalf("N=%d: greedy %v, want %v", n, g.LogLikelihood, want)
+			}
+			for _, d := range []Dedup{Structure, Float} {
+				if r := run(t, m, Options{Size: 1, Dedup: d}); r.LogLikelihood != want {
+					t.Errorf("N=%d %v: beam B=1 %v, greedy %v", n, d, r.LogLikelihood, want)
 				}
 			}
 		}
@@ -168,7 +343,7 @@ func TestStructureBeamHasNoDuplicates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, n := range []int{6, 10, 16} {
 		m := ginkgotest.Model(t, ginkgotest.RandomJet(t, rng, n), ginkgo.Version2020)
-		s := &search{m: m, n: n, opts: Options{Size: 3 * n, Dedup: Structure}, store: m.NewClusters(), bySet: map[itemset.Set]int{}}
+		s := newSearch(m, Options{Size: 3 * n, Dedup: Structure})
 		beam := []*path{s.start()}
 		for level := 0; level < n-1; level++ {
 			beam = s.step(beam, level)
@@ -230,7 +405,7 @@ func TestPathTotalIsTreeScore(t *testing.T) {
 	for _, n := range []int{4, 9, 15} {
 		m := ginkgotest.Model(t, ginkgotest.RandomJet(t, rng, n), ginkgo.Version2020)
 		for _, d := range []Dedup{Structure, Float} {
-			s := &search{m: m, n: n, opts: Options{Size: 2 * n, Dedup: d}, store: m.NewClusters(), bySet: map[itemset.Set]int{}}
+			s := newSearch(m, Options{Size: 2 * n, Dedup: d})
 			beam := []*path{s.start()}
 			for level := 0; level < n-1; level++ {
 				beam = s.step(beam, level)

@@ -42,7 +42,9 @@ type Options struct {
 
 // Result is the sparse trellis's MAP tree and its size.
 type Result struct {
-	Tree          *tree.Tree
+	Tree *tree.Tree
+	// LogLikelihood is the MAP tree's score by model.TreeLogLikelihood, as beam search and greedy
+	// report theirs; the dynamic program's own sum takes the terms in another order.
 	LogLikelihood float64
 	// LogZ is log Z over the trees of the sparse trellis, a lower bound on the full log Z.
 	LogZ     float64
@@ -105,7 +107,12 @@ func Run(ctx context.Context, m model.Model, rng *rand.Rand, opts Options) (Resu
 	}
 	root := s.bySet[s.full(n)]
 	s.solve()
-	res := Result{Tree: s.tree(root, n), LogLikelihood: s.vertices[root].mapV, LogZ: s.vertices[root].logZ, Clusters: len(s.vertices)}
+	t := s.tree(root, n)
+	ll, err := model.TreeLogLikelihood(m, t)
+	if err != nil {
+		return Result{}, fmt.Errorf("sparse trellis: %w", err)
+	}
+	res := Result{Tree: t, LogLikelihood: ll, LogZ: s.vertices[root].logZ, Clusters: len(s.vertices)}
 	for _, v := range s.vertices {
 		res.Splits += len(v.splits)
 	}

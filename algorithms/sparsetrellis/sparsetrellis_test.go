@@ -37,8 +37,8 @@ func run(t testing.TB, m model.Model, seed uint64, opts Options) Result {
 	if err := r.Tree.Validate(m.Items()); err != nil {
 		t.Fatalf("invalid tree: %v", err)
 	}
-	ll, _ := model.TreeLogLikelihood(m, r.Tree)
-	if math.Abs(ll-r.LogLikelihood) > 1e-9 {
+	// The reported value is the tree's own score, bit for bit, as beam search and greedy report.
+	if ll, _ := model.TreeLogLikelihood(m, r.Tree); ll != r.LogLikelihood {
 		t.Fatalf("reported %v, the tree scores %v", r.LogLikelihood, ll)
 	}
 	return r
@@ -89,6 +89,30 @@ func TestNeverBelowSeeds(t *testing.T) {
 				}
 			}
 			t.Logf("N=%d: seeds %.3f, sparse %.3f (%d clusters, %d splits)", n, best, r.LogLikelihood, r.Clusters, r.Splits)
+		}
+	}
+}
+
+func TestLogZBelowExact(t *testing.T) {
+	// trellis.md §8: the sparse trellis holds a subset of the trees, so its log Z is at most the
+	// exact one (1e-9: the two sum in other orders). The trellises here are truly sparse (fewer
+	// clusters than the 2^N − 1 of the full one), and −Inf splits flow through without NaN.
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{8, 11, 14} {
+		for range 2 {
+			m := ginkgotest.Model(t, ginkgotest.RandomJet(t, rng, n), ginkgo.Version2020)
+			sd, _ := seeds(t, m)
+			r := run(t, m, 3, Options{Seeds: sd, AllPairsMaxSize: 5, SplitsTried: 10, SplitsKept: 4, MaxClusters: 20000})
+			tr, err := trellis.Build(context.Background(), m, trellis.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.IsNaN(r.LogZ) || r.LogZ > tr.LogZ()+1e-9 {
+				t.Errorf("N=%d: sparse log Z %v above the exact %v", n, r.LogZ, tr.LogZ())
+			}
+			if r.Clusters >= 1<<n-1 {
+				t.Errorf("N=%d: %d clusters, the full trellis", n, r.Clusters)
+			}
 		}
 	}
 }
