@@ -2,7 +2,8 @@
 // configs. Main takes the arguments and writers and returns the exit code, so that the whole
 // command is testable in-process.
 //
-// Exit codes: 0 success; 1 a bad config or data, a failed task, or a run that could not finish;
+// Exit codes: 0 success; 1 a bad config or data, a failed task, a run that could not finish (or
+// is reported on unfinished), or a comparison that found a regression or an unfinished NEW run;
 // 2 a usage error (unknown subcommand or flag); 130 interrupted by a signal.
 package cli
 
@@ -42,14 +43,16 @@ const (
 const usage = `hcbench: exact and approximate hierarchical clustering experiments
 
 Usage:
-  hcbench run CONFIG [-out DIR] [-workers N] [-save-data] [-shard I/N] [-shards N]
+  hcbench run CONFIG [-out DIR] [-workers N] [-save-data] [-shard I/N] [-shards N] [-allow-other-build]
                                run an experiment (or one shard of it) and write its run directory;
                                run again into the same directory to resume
-  hcbench merge [-out DIR] [-partial] DIR...
+  hcbench merge [-out DIR] [-partial] [-allow-other-build] DIR...
                                join the shards found in the directories into one run, with reports
-  hcbench report DIR           rebuild the reports, bench.txt and index.html of a run from its records
-  hcbench compare [thresholds] OLD NEW
-                               compare two runs task by task; exit 1 when quality regressed
+  hcbench report [-reports A,B] DIR
+                               rebuild the reports, bench.txt and index.html of a run from its records
+  hcbench compare [thresholds] [-allow-missing] OLD NEW
+                               compare two runs task by task; exit 1 when quality regressed, NEW did
+                               not finish or lacks tasks of OLD
   hcbench validate CONFIG...   check configs (and read their data files) without running
   hcbench plan CONFIG          print the task list of a config
   hcbench help                 this text
@@ -60,7 +63,8 @@ Shards: -shard I/N runs the tasks at plan positions k with k mod N = I (0 ≤ I 
 shard comes from the batch system: Slurm arrays (SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN of
 SLURM_ARRAY_TASK_COUNT) or Kubernetes Indexed Jobs (JOB_COMPLETION_INDEX of -shards N or the config's
 shards); with HTCondor pass -shard $(Process)/N.
-Exit codes: 0 ok, 1 bad input, failed tasks or a regression, 2 usage error, 130 interrupted.
+Exit codes: 0 ok, 1 bad input, failed tasks, an unfinished run, or a regression, 2 usage error,
+130 interrupted.
 `
 
 // Main runs the command line args (without the program name) and returns the exit code. Ctrl-C
@@ -199,13 +203,14 @@ func cmdPlan(args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("run", stderr, "run CONFIG [-out DIR] [-workers N] [-save-data] [-shard I/N] [-shards N]")
+	fs := newFlags("run", stderr, "run CONFIG [-out DIR] [-workers N] [-save-data] [-shard I/N] [-shards N] [-allow-other-build]")
 	out := fs.String("out", "", "run directory (default runs/<name>-<UTC time>, or runs/<name>-shards for a shard); a directory of the same config is resumed")
 	shardSpec := fs.String("shard", "", "run only shard I of N (I/N, 0 ≤ I < N); default: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX if set")
 	shardCount := fs.Int("shards", 0, "number of shards, for JOB_COMPLETION_INDEX (overrides the config's shards)")
 	workers := fs.Int("workers", 0, "tasks run at once (default: the config's workers, else all cores)")
 	saveData := fs.Bool("save-data", false, "also write generated data sets to data/<name>.jsonl in the run directory")
 	every := fs.Duration("progress", 10*time.Second, "when stderr is not a terminal, log a progress line this often (0: never)")
+	otherBuild := fs.Bool("allow-other-build", false, "resume a run directory whose records another build (revision or Go version) wrote; the manifest lists each session's build")
 	files, err := parse(fs, args)
 	if err != nil {
 		return ExitUsage
@@ -237,15 +242,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	terminal := isTerminal(stderr)
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	o, err := runner.Run(ctx, p, runner.Options{
-		Dir:           dir,
-		Shard:         shard,
-		Workers:       *workers,
-		SaveData:      *saveData,
-		Args:          append([]string{"run"}, args...),
-		Log:           log,
-		Progress:      stderr,
-		Terminal:      terminal,
-		ProgressEvery: *every,
+		Dir:             dir,
+		Shard:           shard,
+		Workers:         *workers,
+		SaveData:        *saveData,
+		AllowOtherBuild: *otherBuild,
+		Args:            append([]string{"run"}, args...),
+		Log:             log,
+		Progress:        stderr,
+		Terminal:        terminal,
+		ProgressEvery:   *every,
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "hcbench:", err)
@@ -357,9 +363,10 @@ func newShard(i, n int) (*results.Shard, error) {
 }
 
 func cmdMerge(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("merge", stderr, "merge [-out DIR] [-partial] DIR...")
+	fs := newFlags("merge", stderr, "merge [-out DIR] [-partial] [-allow-other-build] DIR...")
 	out := fs.String("out", "", "the merged run directory (default runs/<name>-merged-<UTC time>); must not exist or be empty")
 	partial := fs.Bool("partial", false, "merge even when tasks are missing (the manifest then says incomplete)")
+	otherBuild := fs.Bool("allow-other-build", false, "merge shards that different builds (revision or Go version) wrote; the merged manifest lists each shard's build")
 	dirs, err := parse(fs, args)
 	if err != nil {
 		return ExitUsage
@@ -378,7 +385,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 		}
 		dir = defaultRunDir(name, time.Now())
 	}
-	o, err := runner.Merge(dirs, runner.MergeOptions{Out: dir, Partial: *partial})
+	o, err := runner.Merge(dirs, runner.MergeOptions{Out: dir, Partial: *partial, AllowOtherBuild: *otherBuild})
 	if err != nil {
 		fmt.Fprintln(stderr, "hcbench:", err)
 		return ExitFailure
@@ -397,7 +404,8 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdReport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("report", stderr, "report DIR")
+	fs := newFlags("report", stderr, "report [-reports A,B] DIR")
+	only := fs.String("reports", "", "rebuild only these reports (comma-separated), adding any new one to the run's reports; default: the run's reports")
 	dirs, err := parse(fs, args)
 	if err != nil {
 		return ExitUsage
@@ -406,12 +414,29 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return ExitUsage
 	}
-	files, err := runner.Rebuild(dirs[0])
+	var names []string
+	if *only != "" {
+		for n := range strings.SplitSeq(*only, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				names = append(names, n)
+			}
+		}
+		if len(names) == 0 {
+			fmt.Fprintf(stderr, "hcbench: -reports %q names no report\n", *only)
+			return ExitUsage
+		}
+	}
+	m, files, err := runner.Rebuild(dirs[0], names)
 	if err != nil {
 		fmt.Fprintln(stderr, "hcbench:", err)
 		return ExitFailure
 	}
 	printReports(stdout, files)
+	if m.Status != results.StatusComplete {
+		// The reports are written, but a nightly job must not take them for a whole run's.
+		fmt.Fprintf(stderr, "hcbench: warning: %s is not a finished run (status %s, %d of %d tasks); its reports cover only the finished tasks\n", dirs[0], m.Status, m.Finished, m.Tasks)
+		return ExitFailure
+	}
 	return ExitOK
 }
 
@@ -433,13 +458,14 @@ func isTerminal(w io.Writer) bool {
 }
 
 func cmdCompare(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("compare", stderr, "compare [-log-likelihood X] [-exact-gap X] [-log-evidence X] [-purity X] [-time X] OLD NEW")
+	fs := newFlags("compare", stderr, "compare [-log-likelihood X] [-exact-gap X] [-log-evidence X] [-purity X] [-time X] [-allow-missing] OLD NEW")
 	// The thresholds default to NEW's config (its manifest); a flag given overrides one.
 	ll := fs.Float64("log-likelihood", 0, "largest drop of the mean log-likelihood (nats) (default: NEW's config)")
 	gap := fs.Float64("exact-gap", 0, "largest rise of the mean gap to the exact MAP (nats) (default: NEW's config)")
 	ev := fs.Float64("log-evidence", 0, "largest drop of the mean log evidence (nats) (default: NEW's config)")
 	pur := fs.Float64("purity", 0, "largest drop of the mean dendrogram purity (default: NEW's config)")
-	tm := fs.Float64("time", 0, "largest significant slowdown of the median time, as a fraction; 0: never a regression (default: NEW's config)")
+	tm := fs.Float64("time", 0, "largest significant slowdown of the median time, as a fraction, over at least 8 tasks on the same machine; 0: never a regression (default: NEW's config)")
+	allowMissing := fs.Bool("allow-missing", false, "do not fail when NEW did not finish or lacks tasks of OLD; compare the tasks both have")
 	dirs, err := parse(fs, args)
 	if err != nil {
 		return ExitUsage
@@ -476,12 +502,12 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 		}
 		*p.dst = p.v
 	}
-	r := compare.Compare(runs[0], runs[1], th)
+	r := compare.Compare(runs[0], runs[1], compare.Options{Thresholds: th, AllowMissing: *allowMissing})
 	if err := r.WriteText(stdout); err != nil {
 		fmt.Fprintln(stderr, "hcbench:", err)
 		return ExitFailure
 	}
-	if len(r.Regressions()) > 0 {
+	if r.Failed() {
 		return ExitFailure
 	}
 	return ExitOK

@@ -122,32 +122,46 @@ func TestRunIsIndependentOfWorkers(t *testing.T) {
 }
 
 // TestSavedDataReproducesRun freezes generated jets with -save-data and runs them again from
-// the file: every greedy tree and score must come back identical.
+// the file, which names no likelihood: every greedy tree and score must come back identical, also
+// under the 2021 likelihood with a uniform λ on W jets (whose λ_root differs from λ), which the
+// file's jets carry from the run that saved them.
 func TestSavedDataReproducesRun(t *testing.T) {
-	dir := t.TempDir()
-	cfg := writeFile(t, dir, "small.yaml", smallConfig)
-	first := filepath.Join(dir, "first")
-	if code, _, stderr := run(t, context.Background(), "run", cfg, "-out", first, "-save-data"); code != ExitOK {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
-	saved := filepath.Join(first, runner.DataDir, "qcd.jsonl")
-	again := writeFile(t, dir, "again.yaml", "version: 1\nname: small\nseed: 3\ndatasets:\n  - name: qcd\n    file: "+saved+"\nalgorithms: [truth, greedy]\n")
-	second := filepath.Join(dir, "second")
-	if code, _, stderr := run(t, context.Background(), "run", again, "-out", second); code != ExitOK {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
-	a, b := readRecords(t, first), readRecords(t, second)
-	if len(a) != len(b) {
-		t.Fatalf("%d records from the generator, %d from the saved file", len(a), len(b))
-	}
-	for k, ra := range a {
-		rb, ok := b[k]
-		if !ok {
-			t.Fatalf("task %s missing from the rerun", k)
-		}
-		if ra.Newick != rb.Newick || *ra.LogLikelihood != *rb.LogLikelihood || *ra.TruthLogLikelihood != *rb.TruthLogLikelihood {
-			t.Errorf("task %s: %s %v vs %s %v", k, ra.Newick, *ra.LogLikelihood, rb.Newick, *rb.LogLikelihood)
-		}
+	for _, c := range []struct{ name, config, likelihood, rootLambda string }{
+		{"qcd default", smallConfig, "ginkgo2020", "generative"},
+		{"w ginkgo2021 uniform", strings.Replace(smallConfig, "    t_cut: 16\n", "    t_cut: 16\n    jet_type: w\n    likelihood: ginkgo2021\n    root_lambda: uniform\n", 1), "ginkgo2021", "uniform"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := writeFile(t, dir, "small.yaml", c.config)
+			first := filepath.Join(dir, "first")
+			if code, _, stderr := run(t, context.Background(), "run", cfg, "-out", first, "-save-data"); code != ExitOK {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			saved := filepath.Join(first, runner.DataDir, "qcd.jsonl")
+			again := writeFile(t, dir, "again.yaml", "version: 1\nname: small\nseed: 3\ndatasets:\n  - name: qcd\n    file: "+saved+"\nalgorithms: [truth, greedy]\n")
+			second := filepath.Join(dir, "second")
+			if code, _, stderr := run(t, context.Background(), "run", again, "-out", second); code != ExitOK {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			a, b := readRecords(t, first), readRecords(t, second)
+			if len(a) != len(b) {
+				t.Fatalf("%d records from the generator, %d from the saved file", len(a), len(b))
+			}
+			for k, ra := range a {
+				rb, ok := b[k]
+				if !ok {
+					t.Fatalf("task %s missing from the rerun", k)
+				}
+				if ra.Newick != rb.Newick || ra.LogLikelihood.Value() != rb.LogLikelihood.Value() || ra.TruthLogLikelihood.Value() != rb.TruthLogLikelihood.Value() {
+					t.Errorf("task %s: %s %v (truth %v) vs %s %v (truth %v)", k, ra.Newick, ra.LogLikelihood.Value(), ra.TruthLogLikelihood.Value(), rb.Newick, rb.LogLikelihood.Value(), rb.TruthLogLikelihood.Value())
+				}
+				for _, r := range []results.Record{ra, rb} {
+					if r.DataParams["likelihood"] != c.likelihood || r.DataParams["root_lambda"] != c.rootLambda {
+						t.Errorf("task %s: data_params %v, want likelihood %s and root_lambda %s", k, r.DataParams, c.likelihood, c.rootLambda)
+					}
+				}
+			}
+		})
 	}
 }
 

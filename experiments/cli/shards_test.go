@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -164,6 +165,11 @@ func TestKillAndResume(t *testing.T) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
+	// While it runs, the directory is locked: a second run into it is refused, naming the pid.
+	code, _, stderr := run(t, context.Background(), "run", cfg, "-out", out)
+	if want := fmt.Sprintf("run directory %s is in use by another hcbench process (pid %d)", out, cmd.Process.Pid); code != ExitFailure || !strings.Contains(stderr, want) {
+		t.Errorf("second run while the first runs: exit %d, want %d and %q\n%s", code, ExitFailure, want, stderr)
+	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -186,6 +192,7 @@ func TestKillAndResume(t *testing.T) {
 	f.WriteString(`{"schema":1,"key":"dataset=qcd|item=`)
 	f.Close()
 
+	// The lock died with the killed process: the resume takes it.
 	code, stdout, stderr := run(t, context.Background(), "run", cfg, "-out", out)
 	if code != ExitOK || !strings.Contains(stderr, "dropped a torn last record") || !strings.Contains(stdout, "found finished and skipped") {
 		t.Fatalf("resume: exit %d\n%s%s", code, stdout, stderr)
@@ -202,6 +209,10 @@ func TestKillAndResume(t *testing.T) {
 	m, err = results.ReadManifest(filepath.Join(out, runner.ManifestFile))
 	if err != nil || m.Status != results.StatusComplete || m.Resumes != 1 || m.Finished != len(want) {
 		t.Errorf("manifest after resuming: %+v, %v", m, err)
+	}
+	// The killed session never wrote its count; the resume credits it with the records it left.
+	if len(m.Sessions) != 2 || m.Sessions[0].Records != len(before) || !m.Sessions[0].End.IsZero() || m.Sessions[1].Records != len(want)-len(before) {
+		t.Errorf("sessions after resuming %+v; want the killed one with %d records, the resume with %d", m.Sessions, len(before), len(want)-len(before))
 	}
 	// A finished run resumed again does nothing and changes nothing.
 	if code, stdout, _ := run(t, context.Background(), "run", cfg, "-out", out); code != ExitOK || !strings.Contains(stdout, "tasks: 300 finished of 300, 0 failed (300 found finished") {
@@ -272,7 +283,7 @@ func TestShardAndMergeErrors(t *testing.T) {
 	if err := os.WriteFile(results0, corrupt, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := run(t, context.Background(), "merge", "-partial", "-out", filepath.Join(dir, "m4"), shards); code != ExitFailure || !strings.Contains(stderr, "shard-0-of-2.jsonl:2: not a result record") {
+	if code, _, stderr := run(t, context.Background(), "merge", "-partial", "-out", filepath.Join(dir, "m4"), shards); code != ExitFailure || !strings.Contains(stderr, "shard-0-of-2.jsonl:2: not a result record") || !strings.Contains(stderr, "line 2 of "+results0+" is damaged") {
 		t.Errorf("corrupt line: exit %d\n%s", code, stderr)
 	}
 	if err := os.WriteFile(results0, append(good, `{"schema":1,"ke`...), 0o644); err != nil {

@@ -1,7 +1,9 @@
 // Package compare is the core of `hcbench compare OLD NEW`: it joins two runs by task key and
 // compares them per data set and algorithm label — quality (log-likelihood, gap to the exact MAP,
 // log evidence, dendrogram purity), time (median and a Mann-Whitney U test, as benchstat) and
-// failures — and names the regressions beyond the thresholds.
+// failures — names the regressions beyond the thresholds, and the problems that make the
+// comparison itself unsound: a NEW run that did not finish, tasks of OLD missing from NEW, a task
+// recorded twice.
 package compare
 
 import (
@@ -32,17 +34,39 @@ type Run struct {
 	Records  []results.Record
 }
 
+// Options configure a comparison.
+type Options struct {
+	Thresholds config.Thresholds
+	// AllowMissing accepts a NEW run that did not finish or lacks tasks of OLD: the tasks both
+	// have are compared, and the others listed, without failing.
+	AllowMissing bool
+}
+
+// MinTimeSamples is the fewest tasks a row needs in both runs for a slowdown to be a regression.
+// With n tasks a side, the smallest two-sided Mann-Whitney p is 2/C(2n, n): 0.029 for n = 4,
+// which one noisy night reaches by chance (the nightly suite once failed on six such rows while
+// its quality was identical); for n = 8 it is 0.00016.
+const MinTimeSamples = 8
+
 // Result is the comparison of two runs.
 type Result struct {
-	Old, New   results.Manifest
-	Thresholds config.Thresholds
+	Old, New     results.Manifest
+	Thresholds   config.Thresholds
+	AllowMissing bool
 	// Rows are the (data set, algorithm label) pairs of either run, in NEW's config order.
 	Rows []Row
-	// OnlyOld and OnlyNew are the keys of the tasks in one run only, in plan order. They are
-	// reported, not counted as regressions.
+	// OnlyOld and OnlyNew are the keys of the tasks in one run only, in plan order. Tasks only in
+	// OLD are a problem unless AllowMissing; tasks only in NEW are reported.
 	OnlyOld, OnlyNew []string
-	// Duplicates are keys that occur more than once in a run (the last record is used).
-	Duplicates []string
+	// DuplicatesOld and DuplicatesNew are the keys recorded more than once in a run (its first
+	// record is compared); always a problem.
+	DuplicatesOld, DuplicatesNew []string
+	// OldRecorded and NewRecorded count the distinct tasks with a record in each run (a killed
+	// run's manifest does not know).
+	OldRecorded, NewRecorded int
+	// TimeNote says why no slowdown can be a regression whatever the rows show, "" if one can:
+	// the runs ran on different machines, or with different workers.
+	TimeNote string
 }
 
 // ConfigHashDiffers reports whether the runs come from different resolved configs: allowed (that
@@ -70,11 +94,15 @@ type Row struct {
 	NewlyInfinite []string
 	// Time compares the task times.
 	Time Time
+	// TimeWaived says why a slowdown beyond the threshold is not a regression (too few tasks,
+	// another machine), "" otherwise.
+	TimeWaived string
 	// NewFailures are the tasks that succeeded in OLD and fail in NEW; Fixed (keys) the reverse.
 	NewFailures []Failure
 	Fixed       []string
 
-	regressions []string
+	regressions   []string
+	timeRegressed bool
 }
 
 // Metric is a quality metric's mean over the items where both runs have it. Items = 0 means the
@@ -106,11 +134,14 @@ type Failure struct {
 }
 
 // Compare joins the two runs by task key and compares them per data set and algorithm label.
-func Compare(old, new Run, th config.Thresholds) *Result {
-	res := &Result{Old: old.Manifest, New: new.Manifest, Thresholds: th}
-	oldBy, dupOld := byKey(old.Records)
-	newBy, dupNew := byKey(new.Records)
-	res.Duplicates = append(dupOld, dupNew...)
+func Compare(old, new Run, o Options) *Result {
+	th := o.Thresholds
+	res := &Result{Old: old.Manifest, New: new.Manifest, Thresholds: th, AllowMissing: o.AllowMissing}
+	var oldBy, newBy map[string]results.Record
+	oldBy, res.DuplicatesOld = byKey(old.Records)
+	newBy, res.DuplicatesNew = byKey(new.Records)
+	res.OldRecorded, res.NewRecorded = len(oldBy), len(newBy)
+	res.TimeNote = differentMachines(old.Manifest, new.Manifest)
 	exactOld, exactNew := results.ExactMAP(old.Records), results.ExactMAP(new.Records)
 
 	type pair struct{ old, new results.Record }
@@ -195,6 +226,7 @@ func Compare(old, new Run, th config.Thresholds) *Result {
 		rw.LogEvidence = metric(evOld, ev)
 		rw.Purity = metric(purOld, pur)
 		rw.Time = timing(tOld, tNew)
+		rw.timeRegressed, rw.TimeWaived = timeVerdict(rw.Time, th, res.TimeNote)
 		rw.regressions = regressions(rw, th)
 		res.Rows = append(res.Rows, *rw)
 	}
@@ -207,17 +239,67 @@ func Compare(old, new Run, th config.Thresholds) *Result {
 	return res
 }
 
-// byKey indexes records by key; later duplicates replace earlier ones and are reported.
+// byKey indexes records by key, keeping the first record of a task as a resume does, and lists
+// the keys recorded more than once (each once).
 func byKey(recs []results.Record) (map[string]results.Record, []string) {
 	out := make(map[string]results.Record, len(recs))
 	var dups []string
 	for _, r := range recs {
-		if _, dup := out[r.Key]; dup {
+		if _, dup := out[r.Key]; !dup {
+			out[r.Key] = r
+		} else if !slices.Contains(dups, r.Key) {
 			dups = append(dups, r.Key)
 		}
-		out[r.Key] = r
 	}
 	return out, dups
+}
+
+// machines lists where a run's sessions ran, each distinct "host, N CPUs, W workers" once; a
+// merge of shards from a cluster has several, a manifest without sessions none.
+func machines(m results.Manifest) []string {
+	var out []string
+	for _, s := range m.AllSessions() {
+		host := s.Host
+		if host == "" {
+			host = "unknown host"
+		}
+		d := fmt.Sprintf("%s, %d CPUs, %d workers", host, s.CPUs, s.Workers)
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// differentMachines says why the task times of two runs do not compare, or "": both must have
+// run on one machine, the same, with as many workers (other tasks running beside a task slow it).
+func differentMachines(old, new results.Manifest) string {
+	mo, mn := machines(old), machines(new)
+	switch {
+	case len(mo) == 0 || len(mn) == 0:
+		return "a manifest does not say where its run ran"
+	case len(mo) > 1 || len(mn) > 1:
+		return fmt.Sprintf("a run ran on several machines or with several worker counts (OLD: %s; NEW: %s)", strings.Join(mo, "; "), strings.Join(mn, "; "))
+	case mo[0] != mn[0]:
+		return fmt.Sprintf("the runs ran on different machines or worker counts (OLD: %s; NEW: %s)", mo[0], mn[0])
+	}
+	return ""
+}
+
+// timeVerdict decides whether a row's times regressed: slower by more than th.Time, with
+// p < Alpha and a new median of at least MinTimed; and then only with MinTimeSamples tasks and
+// on the same machine (machineNote ""), else waived says why not.
+func timeVerdict(t Time, th config.Thresholds, machineNote string) (regressed bool, waived string) {
+	if th.Time <= 0 || !t.Significant || math.IsNaN(t.Ratio) || t.Ratio-1 <= th.Time || t.New < MinTimed {
+		return false, ""
+	}
+	switch {
+	case t.Tasks < MinTimeSamples:
+		return false, fmt.Sprintf("n=%d < %d", t.Tasks, MinTimeSamples)
+	case machineNote != "":
+		return false, "other machine"
+	}
+	return true, ""
 }
 
 // planOrder returns the records of m in plan order under NEW's config order.
@@ -335,12 +417,10 @@ func (r *Row) Regressions() []string { return r.regressions }
 // such tasks makes "significant".
 const MinTimed = 1e-3
 
-// TimeRegressed reports whether the median slowed by more than th.Time with p < Alpha, the new
-// median being at least MinTimed (never when th.Time is 0).
-func (r *Row) TimeRegressed(th config.Thresholds) bool {
-	t := r.Time
-	return th.Time > 0 && t.Significant && !math.IsNaN(t.Ratio) && t.Ratio-1 > th.Time && t.New >= MinTimed
-}
+// TimeRegressed reports whether the median slowed by more than the time threshold with
+// p < Alpha, the new median being at least MinTimed, over at least MinTimeSamples tasks on the
+// same machine (never when the threshold is 0).
+func (r *Row) TimeRegressed() bool { return r.timeRegressed }
 
 // Regressions returns one human-readable line per regression; empty = none.
 func (r *Result) Regressions() []string {
@@ -349,6 +429,46 @@ func (r *Result) Regressions() []string {
 		out = append(out, r.Rows[i].regressions...)
 	}
 	return out
+}
+
+// Problems returns what makes the comparison unsound, one line each; empty = none. A NEW run
+// that did not finish, or that lacks tasks of OLD, is a problem unless AllowMissing; a task
+// recorded twice always is.
+func (r *Result) Problems() []string {
+	var out []string
+	if st := r.New.Status; st != results.StatusComplete && !r.AllowMissing {
+		out = append(out, fmt.Sprintf("NEW did not finish (%s); finish it (resume or merge it), or compare with -allow-missing", status(r.New, r.NewRecorded)))
+	}
+	if n := len(r.OnlyOld); n > 0 && !r.AllowMissing {
+		out = append(out, fmt.Sprintf("%d %s of OLD %s missing from NEW (%s); compare with -allow-missing to compare the tasks both have",
+			n, plural(n, "task", "tasks"), plural(n, "is", "are"), firstFew(r.OnlyOld, 3)))
+	}
+	for _, d := range []struct {
+		run  string
+		keys []string
+	}{{"OLD", r.DuplicatesOld}, {"NEW", r.DuplicatesNew}} {
+		if n := len(d.keys); n > 0 {
+			out = append(out, fmt.Sprintf("%s records %d %s twice (%s), as two processes running into one directory at once do; resume it (hcbench run with its -out) to keep the first record of each",
+				d.run, n, plural(n, "task", "tasks"), firstFew(d.keys, 3)))
+		}
+	}
+	return out
+}
+
+// Failed reports whether the comparison should fail a nightly job: a regression or a problem.
+func (r *Result) Failed() bool { return len(r.Regressions()) > 0 || len(r.Problems()) > 0 }
+
+// status describes how a run ended and how many of its tasks have a record: "complete, 160 of
+// 160 tasks" or "interrupted, 66 of 160 tasks".
+func status(m results.Manifest, recorded int) string {
+	st := m.Status
+	switch st {
+	case "":
+		st = "status unknown"
+	case results.StatusRunning:
+		st = "running or killed"
+	}
+	return fmt.Sprintf("%s, %d of %d tasks", st, recorded, m.Tasks)
 }
 
 // qualityChecks are the thresholded quality metrics: which way is worse, and the threshold.
@@ -396,7 +516,7 @@ func regressions(r *Row, th config.Thresholds) []string {
 		out = append(out, fmt.Sprintf("%s: log-likelihood −Inf on %d %s finite in OLD (%s)",
 			where, n, plural(n, "item", "items"), firstFew(r.NewlyInfinite, 5)))
 	}
-	if r.TimeRegressed(th) {
+	if r.TimeRegressed() {
 		t := r.Time
 		out = append(out, fmt.Sprintf("%s: median time rose by %.1f%% (%ss → %ss, p=%.3f n=%d; threshold %g%%)",
 			where, 100*(t.Ratio-1), num(t.Old), num(t.New), t.P, t.Tasks, 100*th.Time))

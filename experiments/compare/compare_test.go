@@ -38,6 +38,7 @@ func baseRun() Run {
 		Experiment: "paper", Revision: "0123456789abcdef0123", Start: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC),
 		Host: "old-host", CPUs: 8, GoVersion: "go1.26.0", ConfigHash: "aaaaaaaaaaaaaaaa",
 		Datasets: []string{"jets", "iris"}, Algorithms: []string{"trellis", "greedy", "bhc"}, Thresholds: defaults,
+		Status: results.StatusComplete, Tasks: 24, Finished: 24,
 	}
 	var recs []results.Record
 	for d, ds := range m.Datasets {
@@ -135,7 +136,7 @@ func row(t *testing.T, res *Result, ds, alg string) *Row {
 
 func TestIdenticalRuns(t *testing.T) {
 	old := baseRun()
-	res := Compare(old, clone(old), defaults)
+	res := Compare(old, clone(old), Options{Thresholds: defaults})
 	wantRegressions(t, res)
 	var order []string
 	for _, r := range res.Rows {
@@ -189,7 +190,7 @@ func TestWorseLogLikelihood(t *testing.T) {
 		r := find(t, new, key("jets", item, "greedy"))
 		r.LogLikelihood = results.Log(r.LogLikelihood.Value() - 0.5)
 	}
-	res := Compare(old, new, defaults)
+	res := Compare(old, new, Options{Thresholds: defaults})
 	wantRegressions(t, res,
 		[]string{"jets/greedy: mean log-likelihood fell by 0.25 nats", "(-22.5 → -22.75 over 4 items; threshold 1e-06)", "over 4 items", "threshold 1e-06"},
 		[]string{"jets/greedy: mean gap to the exact MAP rose by 0.25 nats", "0.45 → 0.7", "over 4 items"})
@@ -210,7 +211,7 @@ func TestWorsePurity(t *testing.T) {
 	new := clone(old)
 	r := find(t, new, key("iris", "2", "bhc"))
 	*r.DendrogramPurity -= 0.1
-	res := Compare(old, new, defaults)
+	res := Compare(old, new, Options{Thresholds: defaults})
 	wantRegressions(t, res, []string{"iris/bhc: mean dendrogram purity fell by 0.025 (0.835 → 0.81 over 4 items; threshold 0.001)"})
 	if out := text(t, res); !strings.Contains(out, "1 REGRESSION") {
 		t.Errorf("output lacks the row's regression:\n%s", out)
@@ -228,7 +229,7 @@ func TestNewFailure(t *testing.T) {
 	find(t, old, key("jets", "0", "bhc")).Error = "boom"
 	find(t, old, key("jets", "1", "bhc")).Error = "boom"
 	find(t, new, key("jets", "1", "bhc")).Error = "boom"
-	res := Compare(old, new, defaults)
+	res := Compare(old, new, Options{Thresholds: defaults})
 	wantRegressions(t, res, []string{"iris/greedy: task dataset=iris|item=2|algorithm=greedy succeeded in OLD and fails in NEW: greedy: out of memory …"})
 	if g := row(t, res, "iris", "greedy"); g.Tasks != 3 || g.LogLikelihood.Items != 3 {
 		t.Errorf("iris/greedy over %d tasks, %d items; want 3", g.Tasks, g.LogLikelihood.Items)
@@ -282,7 +283,7 @@ func TestThresholdBoundary(t *testing.T) {
 						c.move(r, limit*f.factor)
 					}
 				}
-				res := Compare(old, new, th)
+				res := Compare(old, new, Options{Thresholds: th})
 				if got := res.Regressions(); len(got) != f.want || f.want == 1 && !strings.Contains(got[0], "jets/"+c.label+": "+c.want) {
 					t.Errorf("moved by %g × the threshold %g: regressions %q, want %d (%s)", f.factor, limit, got, f.want, c.want)
 				}
@@ -298,17 +299,19 @@ func TestThresholdBoundary(t *testing.T) {
 					c.move(r, limit*1.001)
 				}
 			}
-			if got := Compare(old, new, loose).Regressions(); len(got) != 0 {
+			if got := Compare(old, new, Options{Thresholds: loose}).Regressions(); len(got) != 0 {
 				t.Errorf("regressions %q under loose thresholds", got)
 			}
 		})
 	}
 }
 
-// timeRuns is one data set of ten items and one algorithm, with the given task times.
+// timeRuns is one data set and one algorithm, an item per task time given, both runs on the same
+// machine (a manifest without sessions stands for one session on its host).
 func timeRuns(oldSecs, newSecs []float64) (Run, Run) {
 	mk := func(secs []float64) Run {
-		r := Run{Manifest: results.Manifest{Experiment: "timing", Datasets: []string{"t"}, Algorithms: []string{"greedy"}, ConfigHash: "h"}}
+		r := Run{Manifest: results.Manifest{Experiment: "timing", Datasets: []string{"t"}, Algorithms: []string{"greedy"}, ConfigHash: "h",
+			Status: results.StatusComplete, Tasks: len(secs), Host: "box", CPUs: 2, Workers: 2, Start: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}}
 		for i, s := range secs {
 			x := rec("t", fmt.Sprint(i), "greedy", "greedy")
 			x.LogLikelihood = results.Log(-10 - float64(i))
@@ -356,7 +359,7 @@ func TestTime(t *testing.T) {
 				olds = scaled(1e-5)
 			}
 			old, new := timeRuns(olds, c.new)
-			res := Compare(old, new, c.th)
+			res := Compare(old, new, Options{Thresholds: c.th})
 			if got := res.Regressions(); len(got) != c.regs {
 				t.Errorf("regressions %q, want %d", got, c.regs)
 			}
@@ -396,7 +399,7 @@ func TestTasksInOneRunAndConfigHash(t *testing.T) {
 		r.LogLikelihood = results.Log(-100)
 		new.Records = append(new.Records, r)
 	}
-	res := Compare(old, new, defaults)
+	res := Compare(old, new, Options{Thresholds: defaults})
 	wantRegressions(t, res)
 	wantOld := []string{key("iris", "7", "trellis"), key("iris", "7", "greedy"), key("iris", "7", "bhc")}
 	wantNew := []string{key("jets", "0", "beam"), key("jets", "1", "beam"), key("jets", "2", "beam"), key("jets", "3", "beam"), key("jets", "10", "beam")}
@@ -405,6 +408,13 @@ func TestTasksInOneRunAndConfigHash(t *testing.T) {
 	}
 	if !res.ConfigHashDiffers() {
 		t.Error("config hashes differ, ConfigHashDiffers says no")
+	}
+	// Tasks of OLD missing from NEW fail the comparison, unless allowed; tasks only in NEW never.
+	if p := res.Problems(); len(p) != 1 || !strings.Contains(p[0], "3 tasks of OLD are missing from NEW ("+strings.Join(wantOld, ", ")+")") || !res.Failed() {
+		t.Errorf("problems %q, failed %v; want the 3 tasks only in OLD", p, res.Failed())
+	}
+	if allowed := Compare(old, new, Options{Thresholds: defaults, AllowMissing: true}); len(allowed.Problems()) != 0 || allowed.Failed() {
+		t.Errorf("with AllowMissing: problems %q", allowed.Problems())
 	}
 	pos := slices.IndexFunc(res.Rows, func(r Row) bool { return r.Algorithm == "beam" })
 	if b := row(t, res, "jets", "beam"); b.Tasks != 0 || pos != 1 {
@@ -416,7 +426,7 @@ func TestTasksInOneRunAndConfigHash(t *testing.T) {
 		"note: the config hashes differ (old aaaaaaaaaaaa, new bbbbbbbbbbbb)",
 		"note: 3 tasks only in OLD (not compared): " + strings.Join(wantOld, ", "),
 		"note: 5 tasks only in NEW (not compared): " + strings.Join(wantNew, ", "),
-		"no task in both runs", "no regressions",
+		"no task in both runs", "no regressions", "1 problem:",
 	} {
 		if !strings.Contains(out, s) {
 			t.Errorf("output lacks %q", s)
@@ -426,7 +436,7 @@ func TestTasksInOneRunAndConfigHash(t *testing.T) {
 	for _, item := range []string{"11", "12"} {
 		new.Records = append(new.Records, rec("jets", item, "beam", "beam"))
 	}
-	if out := text(t, Compare(old, new, defaults)); !strings.Contains(out, "7 tasks only in NEW (not compared): "+strings.Join(wantNew[:4], ", ")+", "+key("jets", "10", "beam")+", … (2 more)") {
+	if out := text(t, Compare(old, new, Options{Thresholds: defaults})); !strings.Contains(out, "7 tasks only in NEW (not compared): "+strings.Join(wantNew[:4], ", ")+", "+key("jets", "10", "beam")+", … (2 more)") {
 		t.Errorf("long list not cut:\n%s", out)
 	}
 }
@@ -452,7 +462,7 @@ func TestInfiniteAndUnscored(t *testing.T) {
 			run.Records = append(run.Records, r)
 		}
 	}
-	res := Compare(old, new, defaults)
+	res := Compare(old, new, Options{Thresholds: defaults})
 	wantRegressions(t, res, []string{"jets/greedy: log-likelihood −Inf on 1 item finite in OLD (2)"})
 	g := row(t, res, "jets", "greedy")
 	if g.LogLikelihood.Items != 1 || g.ExactGap.Items != 1 || math.IsNaN(g.LogLikelihood.Old) {
@@ -478,9 +488,115 @@ func TestInfiniteAndUnscored(t *testing.T) {
 			find(t, run, key("jets", fmt.Sprint(item), "distance")).Error = "no model"
 		}
 	}
-	res = Compare(old, new, defaults)
+	res = Compare(old, new, Options{Thresholds: defaults})
 	if d := row(t, res, "jets", "distance"); d.Tasks != 0 || d.FailedBoth != 3 {
 		t.Errorf("jets/distance: %d tasks, %d failed in both", d.Tasks, d.FailedBoth)
 	}
 	text(t, res)
+}
+
+// TestUnfinishedNew compares a full OLD with a NEW that was interrupted after 10 of its 24
+// tasks: the tasks both have show no change, yet the comparison fails on two problems (NEW did
+// not finish; 14 tasks of OLD are missing), and the header gives both statuses. -allow-missing
+// accepts it.
+func TestUnfinishedNew(t *testing.T) {
+	old := baseRun()
+	new := clone(old)
+	new.Records = new.Records[:10]
+	new.Manifest.Status, new.Manifest.Finished = results.StatusInterrupted, 10
+	res := Compare(old, new, Options{Thresholds: defaults})
+	wantRegressions(t, res)
+	probs := res.Problems()
+	if len(probs) != 2 || !strings.Contains(probs[0], "NEW did not finish (interrupted, 10 of 24 tasks)") ||
+		!strings.Contains(probs[1], "14 tasks of OLD are missing from NEW") || !res.Failed() {
+		t.Errorf("problems %q, failed %v", probs, res.Failed())
+	}
+	out := text(t, res)
+	t.Logf("\n%s", out)
+	for _, s := range []string{"complete, 24 of 24 tasks", "interrupted, 10 of 24 tasks", "no regressions", "2 problems:", "compare with -allow-missing"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q", s)
+		}
+	}
+	// A killed run's manifest still says 0 finished; the records say how far it got.
+	new.Manifest.Status, new.Manifest.Finished = results.StatusRunning, 0
+	if p := Compare(old, new, Options{Thresholds: defaults}).Problems(); len(p) == 0 || !strings.Contains(p[0], "(running or killed, 10 of 24 tasks)") {
+		t.Errorf("killed NEW: problems %q", p)
+	}
+	allowed := Compare(old, new, Options{Thresholds: defaults, AllowMissing: true})
+	if allowed.Failed() || !strings.Contains(text(t, allowed), "note: 14 tasks only in OLD (not compared)") {
+		t.Errorf("-allow-missing: problems %q", allowed.Problems())
+	}
+}
+
+// TestDuplicates records a task twice in NEW, the second time with another value: the first
+// record is compared (as a resume keeps it), and the duplicate fails the comparison even with
+// AllowMissing.
+func TestDuplicates(t *testing.T) {
+	old := baseRun()
+	new := clone(old)
+	dup := *find(t, new, key("jets", "1", "greedy"))
+	dup.LogLikelihood = results.Log(dup.LogLikelihood.Value() - 5)
+	new.Records = append(new.Records, dup, dup)
+	for _, allow := range []bool{false, true} {
+		res := Compare(old, new, Options{Thresholds: defaults, AllowMissing: allow})
+		wantRegressions(t, res)
+		if p := res.Problems(); len(p) != 1 || !strings.Contains(p[0], "NEW records 1 task twice ("+key("jets", "1", "greedy")+")") || !res.Failed() {
+			t.Errorf("allow %v: problems %q", allow, p)
+		}
+		if !row(t, res, "jets", "greedy").Unchanged() {
+			t.Errorf("allow %v: the second record was compared, not the first", allow)
+		}
+	}
+}
+
+// TestTimeNeedsSamplesAndOneMachine slows every task by 50% against a threshold of 10%, with all
+// times separated (p < 0.05): over 4 tasks (smallest possible p 2/C(8,4) = 0.029) it is not a
+// regression, nor over 10 tasks timed on different machines; over 10 tasks on one machine it is
+// (TestTime), and the quality line of that row still says "no change".
+func TestTimeNeedsSamplesAndOneMachine(t *testing.T) {
+	th := config.Thresholds{Time: 0.1}
+	few := []float64{1.00, 1.08, 0.97, 1.02}
+	slower := func(xs []float64) []float64 {
+		out := make([]float64, len(xs))
+		for i, x := range xs {
+			out[i] = 1.5 * x
+		}
+		return out
+	}
+	old, new := timeRuns(few, slower(few))
+	res := Compare(old, new, Options{Thresholds: th})
+	if tm := res.Rows[0].Time; !tm.Significant || math.Abs(tm.P-2.0/70) > 1e-9 || res.Rows[0].TimeRegressed() || res.Rows[0].TimeWaived != "n=4 < 8" {
+		t.Errorf("n=4: time %+v, waived %q; want p = 2/70, no regression", tm, res.Rows[0].TimeWaived)
+	}
+	if out := text(t, res); !strings.Contains(out, "slower by 50.0% > 10%, not a regression (n=4 < 8) p=0.029 n=4") || !strings.Contains(out, "no regressions") {
+		t.Errorf("n=4 output:\n%s", out)
+	}
+
+	ten := []float64{1.00, 1.08, 0.97, 1.02, 1.11, 0.95, 1.05, 0.99, 1.03, 1.07}
+	old, new = timeRuns(ten, slower(ten))
+	new.Manifest.Host = "other-box"
+	res = Compare(old, new, Options{Thresholds: th})
+	if res.Rows[0].TimeRegressed() || res.Rows[0].TimeWaived != "other machine" || len(res.Regressions()) != 0 {
+		t.Errorf("other machine: regressions %q, waived %q", res.Regressions(), res.Rows[0].TimeWaived)
+	}
+	if out := text(t, res); !strings.Contains(out, "note: times are reported, not checked: the runs ran on different machines or worker counts (OLD: box, 2 CPUs, 2 workers; NEW: other-box, 2 CPUs, 2 workers)") {
+		t.Errorf("other machine output:\n%s", out)
+	}
+	// Shards merged from two nodes: several machines in one run.
+	new.Manifest.Sessions = []results.Session{{Host: "box", CPUs: 2, Workers: 2}, {Host: "node7", CPUs: 2, Workers: 2}}
+	if res := Compare(old, new, Options{Thresholds: th}); res.Rows[0].TimeRegressed() || !strings.Contains(res.TimeNote, "several machines") {
+		t.Errorf("merged shards: time note %q", res.TimeNote)
+	}
+
+	new.Manifest.Host, new.Manifest.Sessions = "box", nil
+	res = Compare(old, new, Options{Thresholds: th})
+	if !res.Rows[0].TimeRegressed() || len(res.Regressions()) != 1 {
+		t.Fatalf("one machine, n=10: regressions %q", res.Regressions())
+	}
+	for line := range strings.Lines(text(t, res)) {
+		if strings.Contains(line, "quality") && (strings.Contains(line, "REGRESSION") || !strings.Contains(line, "no change")) {
+			t.Errorf("the quality line counts the time regression: %q", line)
+		}
+	}
 }

@@ -17,8 +17,9 @@ import (
 // listed is how many task keys a note lists before "… (n more)".
 const listed = 5
 
-// WriteText writes the report printed by the command: both runs, the thresholds, notes on the
-// configs and on tasks in one run only, a table per data set, and the regressions.
+// WriteText writes the report printed by the command: both runs and how they ended, the
+// thresholds, notes on the configs and on tasks in one run only, a table per data set, the
+// regressions and the problems.
 func (r *Result) WriteText(w io.Writer) error {
 	var buf bytes.Buffer
 	r.writeText(&buf)
@@ -35,10 +36,11 @@ func (r *Result) writeText(bw *bytes.Buffer) {
 	fmt.Fprintln(bw, "hcbench compare")
 	tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
 	for _, run := range []struct {
-		name string
-		m    results.Manifest
-	}{{"old", r.Old}, {"new", r.New}} {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", run.name, orUnknown(run.m.Experiment, "experiment"), revision(run.m), started(run.m.Start), host(run.m))
+		name     string
+		m        results.Manifest
+		recorded int
+	}{{"old", r.Old, r.OldRecorded}, {"new", r.New, r.NewRecorded}} {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", run.name, orUnknown(run.m.Experiment, "experiment"), revision(run.m), started(run.m.Start), host(run.m), status(run.m, run.recorded))
 	}
 	tw.Flush()
 	fmt.Fprintf(bw, "  thresholds: %s\n", thresholds(r.Thresholds))
@@ -54,8 +56,8 @@ func (r *Result) writeText(bw *bytes.Buffer) {
 			fmt.Fprintf(bw, "  note: %d %s only in %s (not compared): %s\n", n, plural(n, "task", "tasks"), only.run, firstFew(only.keys, listed))
 		}
 	}
-	if n := len(r.Duplicates); n > 0 {
-		fmt.Fprintf(bw, "  note: %d %s recorded twice in one run (the later record is used): %s\n", n, plural(n, "task", "tasks"), firstFew(r.Duplicates, listed))
+	if r.Thresholds.Time > 0 && r.TimeNote != "" {
+		fmt.Fprintf(bw, "  note: times are reported, not checked: %s\n", r.TimeNote)
 	}
 
 	for i := 0; i < len(r.Rows); {
@@ -78,6 +80,12 @@ func (r *Result) writeText(bw *bytes.Buffer) {
 			fmt.Fprintf(bw, "  %s\n", l)
 		}
 	}
+	if probs := r.Problems(); len(probs) > 0 {
+		fmt.Fprintf(bw, "\n%d %s:\n", len(probs), plural(len(probs), "problem", "problems"))
+		for _, l := range probs {
+			fmt.Fprintf(bw, "  %s\n", l)
+		}
+	}
 }
 
 // writeRows writes a row's lines: its status, then a line per metric.
@@ -86,8 +94,14 @@ func (r *Row) writeRows(tw io.Writer, th config.Thresholds) {
 	if r.AlgorithmName != "" && r.AlgorithmName != r.Algorithm {
 		label += " (" + r.AlgorithmName + ")"
 	}
+	// The quality line counts the regressions of quality and failures; a slower time is shown on
+	// its own line.
+	n := len(r.regressions)
+	if r.timeRegressed {
+		n--
+	}
 	status := "no change"
-	switch n := len(r.regressions); {
+	switch {
 	case r.Tasks == 0 && len(r.NewFailures)+len(r.Fixed)+r.FailedBoth == 0:
 		status = "no task in both runs"
 	case n > 0:
@@ -130,8 +144,11 @@ func (r *Row) writeRows(tw io.Writer, th config.Thresholds) {
 		if !t.Significant {
 			verdict = "~ (" + verdict + ")"
 		}
-		if r.TimeRegressed(th) {
+		switch {
+		case r.timeRegressed:
 			verdict = fmt.Sprintf("REGRESSION (slower by %.1f%% > %g%%) %s", 100*(t.Ratio-1), 100*th.Time, verdict)
+		case r.TimeWaived != "":
+			verdict = fmt.Sprintf("slower by %.1f%% > %g%%, not a regression (%s) %s", 100*(t.Ratio-1), 100*th.Time, r.TimeWaived, verdict)
 		}
 		delta := "—"
 		if !math.IsNaN(t.Ratio) {
@@ -175,15 +192,30 @@ func short(s string) string {
 	return s
 }
 
+// revision names the run's build, or its builds should its sessions have mixed them.
 func revision(m results.Manifest) string {
-	if m.Revision == "" {
-		return "revision unknown"
+	bs := m.Builds()
+	if len(bs) <= 1 {
+		bs = []results.Build{m.Build()}
 	}
-	s := "revision " + short(m.Revision)
-	if m.Modified {
-		s += " (modified)"
+	var parts []string
+	for _, b := range bs {
+		s := "revision unknown"
+		if b.Revision != "" {
+			s = "revision " + short(b.Revision)
+			if b.Modified {
+				s += " (modified)"
+			}
+		}
+		if len(bs) > 1 {
+			s += " " + b.GoVersion
+		}
+		parts = append(parts, s)
 	}
-	return s
+	if len(parts) > 1 {
+		return "mixed builds: " + strings.Join(parts, " + ")
+	}
+	return parts[0]
 }
 
 func started(t time.Time) string {

@@ -18,36 +18,44 @@ const ExactAlgorithm = "trellis"
 
 // Benchmark-format units of the quality metrics (time is sec/op). All are exact measurements:
 // an algorithm gives the same value on the same item every run.
+//
+// The log-likelihood and the log evidence are written negated: benchstat's text tables show a
+// change as new/old − 1 and ignore better=, so a drop of a negative log-likelihood from −52.88
+// to −52.93 would read "+0.09%", as if it had risen. Negated, the value is positive (for every
+// shipped data set; a density above 1 can make it negative) and rises when it gets worse, as
+// sec/op and exact-gap do.
 const (
-	UnitLogLikelihood = "loglik"
-	UnitExactGap      = "exact-gap"
-	UnitLogEvidence   = "log-evidence"
-	UnitPurity        = "purity"
-	UnitTime          = "sec/op"
+	UnitNegLogLikelihood = "neg-loglik"
+	UnitExactGap         = "exact-gap"
+	UnitNegLogEvidence   = "neg-log-evidence"
+	UnitPurity           = "purity"
+	UnitTime             = "sec/op"
 )
 
 // benchUnits are the unit metadata lines of bench.txt, in file order.
 var benchUnits = []struct{ unit, better string }{
-	{UnitLogLikelihood, "higher"},
+	{UnitNegLogLikelihood, "lower"},
 	{UnitExactGap, "lower"},
-	{UnitLogEvidence, "higher"},
+	{UnitNegLogEvidence, "lower"},
 	{UnitPurity, "higher"},
 }
 
 // WriteBench writes the run's records in the Go benchmark format, so that benchstat compares two runs unchanged.
 //
 // The file starts with file-level configuration lines (experiment, commit — the revision, with
-// "+modified" for a build from a modified tree, or "unknown" —, goos, goarch, config-hash) and
-// the unit metadata of the quality metrics (all assume=exact). Then comes one line per
-// successful task, in plan order (data sets and algorithms in the manifest's config order, items
-// in numeric order), named after its key:
+// "+modified" for a build from a modified tree, or "unknown"; the builds of all sessions joined
+// by commas should a run mix builds —, goos, goarch, config-hash) and the unit metadata of the
+// quality metrics (all assume=exact). Then comes one line per successful task (a failed task has
+// no numbers; hcbench compare reports it), in plan order (data sets and algorithms in the
+// manifest's config order, items in numeric order), named after its key:
 //
-//	BenchmarkHcbench/dataset=jets/item=3/algorithm=beam 1 0.0123 sec/op -21.5 loglik 0.25 exact-gap 0.9 purity
+//	BenchmarkHcbench/dataset=jets/item=3/algorithm=beam 1 0.0123 sec/op 21.5 neg-loglik 0.25 exact-gap 0.9 purity
 //
-// Only the metrics the record has are written: loglik where the log-likelihood is finite (a
-// −Inf tree has none), exact-gap where the same item has a successful trellis record with a
-// finite MAP (never on the trellis's own line), log-evidence for the Bayesian algorithms and
-// purity (leaf-weighted dendrogram purity) where the item has labels.
+// Only the metrics the record has are written: neg-loglik (minus the log-likelihood) where the
+// log-likelihood is finite (a −Inf tree has none), exact-gap where the same item has a
+// successful trellis record with a finite MAP (never on the trellis's own line),
+// neg-log-evidence (minus the log evidence) for the Bayesian algorithms and purity (leaf-weighted
+// dendrogram purity) where the item has labels.
 //
 // The item is part of the name because the quality metrics are exact per item: with the items
 // as samples of one name, benchstat's assume=exact would summarise them by their mode and warn.
@@ -66,12 +74,17 @@ var benchUnits = []struct{ unit, better string }{
 //	benchstat -ignore commit,config-hash,experiment,/item -row /dataset,/algorithm -filter .unit:sec/op old/bench.txt new/bench.txt
 func WriteBench(w io.Writer, m Manifest, recs []Record) error {
 	bw := bufio.NewWriter(w)
-	commit := m.Revision
-	if commit == "" {
-		commit = "unknown"
-	} else if m.Modified {
-		commit += "+modified"
+	builds := m.Builds()
+	if len(builds) == 0 {
+		builds = []Build{m.Build()}
 	}
+	var commits []string
+	for _, b := range builds {
+		if c := b.Commit(); !slices.Contains(commits, c) {
+			commits = append(commits, c)
+		}
+	}
+	commit := strings.Join(commits, ",")
 	configLine(bw, "experiment", m.Experiment)
 	configLine(bw, "commit", commit)
 	configLine(bw, "goos", m.OS)
@@ -101,13 +114,13 @@ func WriteBench(w io.Writer, m Manifest, recs []Record) error {
 			}
 		}
 		if r.LogLikelihood != nil {
-			metric(ll, UnitLogLikelihood)
+			metric(-ll, UnitNegLogLikelihood)
 		}
 		if e, has := exact[ItemKey{r.Dataset, r.Item}]; has && r.AlgorithmName != ExactAlgorithm && r.LogLikelihood != nil {
 			metric(e-ll, UnitExactGap)
 		}
 		if r.LogEvidence != nil {
-			metric(r.LogEvidence.Value(), UnitLogEvidence)
+			metric(-r.LogEvidence.Value(), UnitNegLogEvidence)
 		}
 		if r.DendrogramPurity != nil {
 			metric(*r.DendrogramPurity, UnitPurity)

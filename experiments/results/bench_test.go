@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
 )
 
 func ptr(v float64) *float64 { return &v }
@@ -101,7 +102,7 @@ func TestWriteBenchParses(t *testing.T) {
 	}
 
 	units := rd.Units()
-	for unit, better := range map[string]string{"loglik": "higher", "exact-gap": "lower", "log-evidence": "higher", "purity": "higher"} {
+	for unit, better := range map[string]string{"neg-loglik": "lower", "exact-gap": "lower", "neg-log-evidence": "lower", "purity": "higher"} {
 		if b := units.Get(unit, "better"); b == nil || b.Value != better {
 			t.Errorf("unit %s: better = %v, want %s", unit, b, better)
 		}
@@ -117,17 +118,17 @@ func TestWriteBenchParses(t *testing.T) {
 	// manifest order; the failed trellis on jets item 10 is left out.
 	want := []line{
 		{"BenchmarkHcbench/dataset=jets/item=2/algorithm=trellis", []string{"/dataset=jets", "/item=2", "/algorithm=trellis"},
-			map[string]float64{"sec/op": 1.5, "loglik": -20}},
+			map[string]float64{"sec/op": 1.5, "neg-loglik": 20}},
 		{"BenchmarkHcbench/dataset=jets/item=2/algorithm=greedy", []string{"/dataset=jets", "/item=2", "/algorithm=greedy"},
-			map[string]float64{"sec/op": 0.001, "loglik": -21, "exact-gap": 1}},
+			map[string]float64{"sec/op": 0.001, "neg-loglik": 21, "exact-gap": 1}},
 		{"BenchmarkHcbench/dataset=jets/item=2/algorithm=beam%2D10", []string{"/dataset=jets", "/item=2", "/algorithm=beam-10"},
-			map[string]float64{"sec/op": 0.02, "loglik": -20.25, "exact-gap": 0.25}},
+			map[string]float64{"sec/op": 0.02, "neg-loglik": 20.25, "exact-gap": 0.25}},
 		{"BenchmarkHcbench/dataset=jets/item=10/algorithm=greedy", []string{"/dataset=jets", "/item=10", "/algorithm=greedy"},
-			map[string]float64{"sec/op": 0.001, "loglik": -30}},
+			map[string]float64{"sec/op": 0.001, "neg-loglik": 30}},
 		{"BenchmarkHcbench/dataset=jets/item=10/algorithm=beam%2D10", []string{"/dataset=jets", "/item=10", "/algorithm=beam-10"},
 			map[string]float64{"sec/op": 0.25}},
 		{"BenchmarkHcbench/dataset=iris/item=a%20b%2Fc%25/algorithm=bhc", []string{"/dataset=iris", "/item=a b/c%", "/algorithm=bhc"},
-			map[string]float64{"sec/op": 0.5, "log-evidence": -123.5, "purity": 0.875}},
+			map[string]float64{"sec/op": 0.5, "neg-log-evidence": 123.5, "purity": 0.875}},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("%d result lines, want %d", len(got), len(want))
@@ -175,6 +176,74 @@ func TestBenchName(t *testing.T) {
 	} {
 		if got := BenchName(c.ds, c.item, c.label); got != c.want {
 			t.Errorf("BenchName(%q, %q, %q) = %s, want %s", c.ds, c.item, c.label, got, c.want)
+		}
+	}
+}
+
+// TestWriteBenchMixedBuilds checks the commit line of a run whose sessions used two builds
+// (resumed with -allow-other-build): both commits, in session order, each once.
+func TestWriteBenchMixedBuilds(t *testing.T) {
+	a := Build{Revision: "aaaa", GoVersion: "go1.26.0"}
+	b := Build{Revision: "bbbb", Modified: true, GoVersion: "go1.26.0"}
+	m := Manifest{Experiment: "x", Revision: "bbbb", Modified: true, Sessions: []Session{{Build: a}, {Build: b}, {Build: a}}}
+	var buf bytes.Buffer
+	if err := WriteBench(&buf, m, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "\ncommit: aaaa,bbbb+modified\n") {
+		t.Errorf("bench.txt:\n%s", buf.String())
+	}
+}
+
+// TestBenchDeltaReadsTheRightWay writes two runs in which every quality metric got worse and
+// formats each change as benchstat's text table does (benchmath's FormatDelta, new/old − 1,
+// which ignores better=): a worse value must read "+" for a better=lower unit and "−" for a
+// better=higher one. The reference numbers are the audit's: a log-likelihood falling from
+// −52.88 to −52.93 under a trellis MAP of −50 reads +0.09% (neg-loglik 52.88 → 52.93) and
+// +1.74% (exact-gap 2.88 → 2.93): both worse, both "+". Evidence −40 → −41 is +2.50%, purity
+// 0.9 → 0.8 is −11.11%.
+func TestBenchDeltaReadsTheRightWay(t *testing.T) {
+	run := func(ll, ev, pur float64) []byte {
+		m := Manifest{Experiment: "x", Datasets: []string{"d"}, Algorithms: []string{"trellis", "bhc"}}
+		recs := []Record{
+			{Schema: RecordSchema, Dataset: "d", Item: "0", Algorithm: "trellis", AlgorithmName: "trellis", Seconds: 1, LogLikelihood: Log(-50)},
+			{Schema: RecordSchema, Dataset: "d", Item: "0", Algorithm: "bhc", AlgorithmName: "bhc", Seconds: 1, LogLikelihood: Log(ll),
+				LogEvidence: Log(ev), DendrogramPurity: ptr(pur)},
+		}
+		var buf bytes.Buffer
+		if err := WriteBench(&buf, m, recs); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	values := func(b []byte) (map[string]float64, benchfmt.UnitMetadataMap) {
+		out := map[string]float64{}
+		rd := benchfmt.NewReader(bytes.NewReader(b), "bench.txt")
+		for rd.Scan() {
+			if r, ok := rd.Result().(*benchfmt.Result); ok && strings.HasSuffix(r.Name.String(), "algorithm=bhc") {
+				for _, v := range r.Values {
+					out[v.Unit] = v.Value
+				}
+			}
+		}
+		if err := rd.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return out, rd.Units()
+	}
+	oldV, units := values(run(-52.88, -40, 0.9))
+	newV, _ := values(run(-52.93, -41, 0.8))
+	want := map[string]string{UnitNegLogLikelihood: "+0.09%", UnitExactGap: "+1.74%", UnitNegLogEvidence: "+2.50%", UnitPurity: "-11.11%"}
+	for unit, delta := range want {
+		o, n := oldV[unit], newV[unit]
+		cmp := benchmath.AssumeExact.Compare(benchmath.NewSample([]float64{o}, &benchmath.DefaultThresholds), benchmath.NewSample([]float64{n}, &benchmath.DefaultThresholds))
+		got := cmp.FormatDelta(o, n)
+		if got != delta {
+			t.Errorf("%s: %v → %v reads %s, want %s", unit, o, n, got, delta)
+		}
+		better := units.Get(unit, "better").Value
+		if worse := strings.HasPrefix(got, "+") == (better == "lower"); !worse {
+			t.Errorf("%s (better=%s): a worse value reads %s, which says better", unit, better, got)
 		}
 	}
 }

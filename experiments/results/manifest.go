@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,7 +33,8 @@ type Manifest struct {
 	Tool   string `json:"tool"`
 	// Version is the module version. Revision, RevisionTime and Modified come from the VCS stamp
 	// of the build (go build in a git checkout); `go run` and -buildvcs=false builds carry none,
-	// and then they are asked of git in the working directory. RevisionSource says which.
+	// and then they are asked of git in the working directory. RevisionSource says which. These
+	// fields and the host's describe the latest session; Sessions lists every session's.
 	Version        string    `json:"version"`
 	Revision       string    `json:"revision,omitempty"`
 	RevisionTime   string    `json:"revision_time,omitempty"`
@@ -55,13 +57,18 @@ type Manifest struct {
 	Finished       int       `json:"finished"`
 	Failed         int       `json:"failed"`
 	Warnings       []string  `json:"warnings,omitempty"`
-	// ConfigHash is the sha256 of the resolved config (config.yaml) with workers left out, which
-	// do not change results. Resuming into a run directory, or merging shards, needs it equal.
+	// ConfigHash is the sha256 of the resolved config (config.yaml) without the keys that cannot
+	// change a record (workers, shards, reports, thresholds, save_data). Resuming into a run
+	// directory, or merging shards, needs it equal.
 	ConfigHash string `json:"config_hash"`
 	// Shard is the part of the plan this run did; nil for a whole run or a merge.
 	Shard *Shard `json:"shard,omitempty"`
 	// Resumes counts the times the run was resumed in its directory.
 	Resumes int `json:"resumes,omitempty"`
+	// Sessions are the processes that ran tasks of this run, first to last: the first run and
+	// every resume, and in a merge those of every shard. Records of one run should come from one
+	// build; a run or merge told to allow others (-allow-other-build) shows here which did what.
+	Sessions []Session `json:"sessions,omitempty"`
 	// MergedFrom lists the shard manifests a merged run was made from.
 	MergedFrom []string `json:"merged_from,omitempty"`
 	// Datasets, Algorithms and Reports are the config's data set names, algorithm labels and
@@ -81,6 +88,93 @@ type Shard struct {
 }
 
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+
+// Build identifies the code that wrote records: results of one build are comparable, and a
+// run, a resume and the shards of a merge are refused when their builds differ.
+type Build struct {
+	Revision  string `json:"revision,omitempty"` // "" when unknown
+	Modified  bool   `json:"modified,omitempty"`
+	GoVersion string `json:"go_version"`
+}
+
+func (b Build) String() string {
+	rev := "revision unknown"
+	if b.Revision != "" {
+		rev = "revision " + b.Revision
+		if b.Modified {
+			rev += " (modified)"
+		}
+	}
+	return rev + ", " + orUnknown(b.GoVersion, "Go version unknown")
+}
+
+// Commit is the revision as bench.txt's commit key writes it: with "+modified" for a build from
+// a modified tree, or "unknown".
+func (b Build) Commit() string {
+	switch {
+	case b.Revision == "":
+		return "unknown"
+	case b.Modified:
+		return b.Revision + "+modified"
+	}
+	return b.Revision
+}
+
+func orUnknown(s, unknown string) string {
+	if s == "" {
+		return unknown
+	}
+	return s
+}
+
+// Session is one process that ran tasks of a run or shard.
+type Session struct {
+	Build
+	Host    string    `json:"host"`
+	CPUs    int       `json:"cpus"`
+	Workers int       `json:"workers"`
+	Start   time.Time `json:"start"`
+	End     time.Time `json:"end,omitzero"` // zero: killed, or still running
+	// Records counts the records the session wrote. A session killed before it could say is
+	// credited on the next resume with the records that no earlier session claims.
+	Records int `json:"records"`
+	// Shard is the shard the session ran, in a merged manifest (in a shard's own manifest it is
+	// the manifest's Shard).
+	Shard *Shard `json:"shard,omitempty"`
+}
+
+// Build is the build of the latest session (the manifest's top-level fields).
+func (m *Manifest) Build() Build {
+	return Build{Revision: m.Revision, Modified: m.Modified, GoVersion: m.GoVersion}
+}
+
+// NewSession starts a session of this process with the manifest's build and host.
+func (m *Manifest) NewSession(workers int, start time.Time) Session {
+	return Session{Build: m.Build(), Host: m.Host, CPUs: m.CPUs, Workers: workers, Start: start}
+}
+
+// AllSessions returns the sessions; for a manifest written before sessions were recorded, one
+// session made of its top-level fields.
+func (m *Manifest) AllSessions() []Session {
+	if len(m.Sessions) > 0 || m.Start.IsZero() {
+		return m.Sessions
+	}
+	s := m.NewSession(m.Workers, m.Start)
+	s.End, s.Records, s.Shard = m.End, m.Finished, m.Shard
+	return []Session{s}
+}
+
+// Builds returns the distinct builds of the sessions, in order of first appearance; none for a
+// manifest that has no session.
+func (m *Manifest) Builds() []Build {
+	var out []Build
+	for _, s := range m.AllSessions() {
+		if !slices.Contains(out, s.Build) {
+			out = append(out, s.Build)
+		}
+	}
+	return out
+}
 
 // NewManifest fills in the tool, build and host fields.
 func NewManifest() Manifest {

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
+	"hcbench/experiments/config"
 	"hcbench/experiments/results"
 	"hcbench/reports"
 	"hcbench/reports/webpage"
@@ -16,8 +19,13 @@ import (
 // records alone: the reports the config asks for, bench.txt and index.html. It returns the
 // report files written.
 func Finish(dir string, m results.Manifest, recs []results.Record) ([]string, error) {
+	return finish(dir, m, recs, m.Reports)
+}
+
+// finish is Finish with only the reports named.
+func finish(dir string, m results.Manifest, recs []results.Record, names []string) ([]string, error) {
 	in := reports.Input{Experiment: m.Experiment, Datasets: m.Datasets, Algorithms: m.Algorithms, Records: recs}
-	files, err := reports.Write(m.Reports, in, filepath.Join(dir, ReportsDir))
+	files, err := reports.Write(names, in, filepath.Join(dir, ReportsDir))
 	if err != nil {
 		return files, err
 	}
@@ -53,11 +61,48 @@ func Open(dir string) (results.Manifest, []results.Record, error) {
 }
 
 // Rebuild rebuilds the reports, bench.txt and index.html of a whole or merged run directory from
-// its records, without running anything.
-func Rebuild(dir string) ([]string, error) {
+// its records, without running anything: the reports of its manifest, or only those named in
+// only, which are added to the manifest's reports if new (so that index.html shows them and a
+// later Rebuild rebuilds them). It holds the directory's lock meanwhile, so it refuses a run
+// that a process is still writing. It returns the manifest, whose status says whether the
+// reports cover a finished run.
+func Rebuild(dir string, only []string) (results.Manifest, []string, error) {
+	var m results.Manifest
+	if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err != nil {
+		if _, _, oerr := Open(dir); oerr != nil {
+			return m, nil, oerr // says what dir holds instead
+		}
+		return m, nil, err
+	}
+	files := filesOf(dir, nil)
+	lock, err := lockRun(dir, files)
+	if lock == nil {
+		return m, nil, err
+	}
+	defer lock.Close()
 	m, recs, err := Open(dir)
 	if err != nil {
-		return nil, err
+		return m, nil, err
 	}
-	return Finish(dir, m, recs)
+	names := m.Reports
+	if only != nil {
+		names = only
+		var added []string
+		for _, n := range only {
+			if !slices.Contains(config.ReportNames(), n) {
+				return m, nil, fmt.Errorf("unknown report %q (the reports: %s)", n, strings.Join(config.ReportNames(), ", "))
+			}
+			if !slices.Contains(m.Reports, n) && !slices.Contains(added, n) {
+				added = append(added, n)
+			}
+		}
+		if len(added) > 0 {
+			m.Reports = append(slices.Clone(m.Reports), added...)
+			if err := m.WriteFile(files.manifest); err != nil {
+				return m, nil, err
+			}
+		}
+	}
+	written, err := finish(dir, m, recs, names)
+	return m, written, err
 }

@@ -18,6 +18,9 @@ type MergeOptions struct {
 	Out string
 	// Partial merges even when tasks are missing; the manifest then says "incomplete".
 	Partial bool
+	// AllowOtherBuild merges shards that different builds (revision or Go version) wrote; the
+	// merged manifest's sessions say which build ran which shard.
+	AllowOtherBuild bool
 }
 
 // shardRun is one shard found in a directory.
@@ -29,13 +32,32 @@ type shardRun struct {
 }
 
 // Merge joins the shards found in dirs (any number of shards per directory) into one run
-// directory, as if the plan had run whole: it checks that they belong to one config (the same
-// config hash, shard count and task list), that every record belongs to its shard, and that
-// every planned task is present exactly once, listing what is missing; then it writes the
-// records in plan order, a manifest, and the reports, bench.txt and index.html.
+// directory, as if the plan had run whole: it checks that no shard is still running, that they
+// belong to one config (the same config hash, shard count and task list) and one build (unless
+// o.AllowOtherBuild), that every record belongs to its shard, and that every planned task is
+// present exactly once, listing what is missing; then it writes the records in plan order, a
+// manifest that lists every shard's sessions and builds, and the reports, bench.txt and
+// index.html.
 func Merge(dirs []string, o MergeOptions) (*Outcome, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("merge: no shard directories given")
+	}
+	given := map[string]string{}
+	for _, dir := range dirs {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		if prev, dup := given[abs]; dup {
+			if prev == dir {
+				return nil, fmt.Errorf("merge: directory %s is given twice", dir)
+			}
+			return nil, fmt.Errorf("merge: directories %s and %s are the same directory", prev, dir)
+		}
+		given[abs] = dir
 	}
 	var shards []shardRun
 	var keys []string
@@ -68,9 +90,13 @@ func Merge(dirs []string, o MergeOptions) (*Outcome, error) {
 			if m.Shard == nil {
 				return nil, fmt.Errorf("merge: %s has no shard in it", p)
 			}
-			recs, err := results.ReadFile(filesOf(dir, m.Shard).results)
-			if err != nil {
+			files := filesOf(dir, m.Shard)
+			if err := checkUnlocked(dir, files); err != nil {
 				return nil, fmt.Errorf("merge: %w", err)
+			}
+			recs, err := results.ReadFile(files.results)
+			if err != nil {
+				return nil, fmt.Errorf("merge: %w%s", err, damagedLineHint(err, files.results))
 			}
 			shards = append(shards, shardRun{dir: dir, manifest: m, path: p, records: recs})
 		}
@@ -89,6 +115,9 @@ func Merge(dirs []string, o MergeOptions) (*Outcome, error) {
 		}
 		seen[s.manifest.Shard.Index] = s.path
 	}
+	if err := sameBuild(shards, o.AllowOtherBuild); err != nil {
+		return nil, err
+	}
 	pos := make(map[string]int, len(keys))
 	for i, k := range keys {
 		pos[k] = i
@@ -105,7 +134,7 @@ func Merge(dirs []string, o MergeOptions) (*Outcome, error) {
 				return nil, fmt.Errorf("merge: %s has a record of task %q, which belongs to shard %d/%d", s.path, r.Key, k%s.manifest.Shard.Count, s.manifest.Shard.Count)
 			}
 			if prev, dup := byKey[r.Key]; dup {
-				return nil, fmt.Errorf("merge: task %q is recorded twice (%s and %s)", r.Key, prev, s.path)
+				return nil, fmt.Errorf("merge: task %q is recorded twice (%s and %s); resuming the shard (its run command again) keeps the first record of each task", r.Key, prev, s.path)
 			}
 			byKey[r.Key] = s.path
 			all = append(all, r)
@@ -145,12 +174,16 @@ func Merge(dirs []string, o MergeOptions) (*Outcome, error) {
 	}
 	sortByPlan(all, keys)
 	m := first.manifest
-	m.Shard, m.Resumes, m.Warnings, m.MergedFrom = nil, 0, nil, nil
+	m.Shard, m.Resumes, m.Warnings, m.MergedFrom, m.Sessions = nil, 0, nil, nil, nil
 	m.Args, m.Workers = nil, 0
 	m.Tasks, m.Finished, m.Failed = len(keys), len(all), 0
 	m.Start, m.End = first.manifest.Start, time.Time{}
 	for _, s := range shards {
 		m.MergedFrom = append(m.MergedFrom, s.path)
+		for _, ss := range s.manifest.AllSessions() {
+			ss.Shard = s.manifest.Shard
+			m.Sessions = append(m.Sessions, ss)
+		}
 		m.Warnings = append(m.Warnings, s.manifest.Warnings...)
 		if s.manifest.Start.Before(m.Start) {
 			m.Start = s.manifest.Start
@@ -200,6 +233,32 @@ func Merge(dirs []string, o MergeOptions) (*Outcome, error) {
 	out := &Outcome{Dir: o.Out, Manifest: m}
 	out.Reports, err = Finish(o.Out, m, all)
 	return out, err
+}
+
+// sameBuild checks that one build wrote every shard, or, with allow, lets them differ.
+func sameBuild(shards []shardRun, allow bool) error {
+	var builds []results.Build
+	for _, s := range shards {
+		for _, b := range s.manifest.Builds() {
+			if !slices.Contains(builds, b) {
+				builds = append(builds, b)
+			}
+		}
+	}
+	if len(builds) <= 1 || allow {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "merge: the shards were written by %d different builds, so the merged run would mix results of different code:", len(builds))
+	for _, s := range shards {
+		var bs []string
+		for _, x := range s.manifest.Builds() {
+			bs = append(bs, x.String())
+		}
+		fmt.Fprintf(&b, "\n  shard %v (%s): %s", s.manifest.Shard, s.path, strings.Join(bs, "; "))
+	}
+	b.WriteString("\nrerun the odd shards with one build (into another -out), or merge with -allow-other-build (the merged manifest then lists each shard's build)")
+	return errors.New(b.String())
 }
 
 // prepareMergeDir makes the merge's output directory, which must be new or empty.

@@ -2,16 +2,20 @@ package runner
 
 import (
 	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 
 	"hcbench/experiments/plan"
 	"hcbench/experiments/results"
@@ -21,42 +25,177 @@ import (
 // config may share a directory, as the tasks of a Slurm array writing to one folder do):
 //
 //	config.yaml, tasks.txt                              always
-//	manifest.json, results.jsonl, run.log               a whole run, or a merge of shards
+//	manifest.json, results.jsonl, run.log, .lock        a whole run, or a merge of shards
 //	manifest-shard-I-of-N.json, shard-I-of-N.jsonl,     shard I of N
-//	run-shard-I-of-N.log
+//	run-shard-I-of-N.log, .lock-shard-I-of-N
 //	reports/, bench.txt, index.html                     a whole run, or a merge
 
 // TasksFile lists every task key of the plan (all shards), one per line in plan order, so that a
 // merge can check that the shards cover the plan without opening the data.
 const TasksFile = "tasks.txt"
 
-// runFiles names the manifest, results and log files of a whole run or of a shard.
+// runFiles names the manifest, results, log and lock files of a whole run or of a shard, and
+// says which it is for messages.
 type runFiles struct {
-	manifest, results, log string
+	manifest, results, log, lock string
+	what                         string
 }
 
 func filesOf(dir string, s *results.Shard) runFiles {
 	if s == nil {
-		return runFiles{filepath.Join(dir, ManifestFile), filepath.Join(dir, ResultsFile), filepath.Join(dir, LogFile)}
+		return runFiles{filepath.Join(dir, ManifestFile), filepath.Join(dir, ResultsFile), filepath.Join(dir, LogFile), ".lock", "run directory " + dir}
 	}
 	part := fmt.Sprintf("shard-%d-of-%d", s.Index, s.Count)
-	return runFiles{filepath.Join(dir, "manifest-"+part+".json"), filepath.Join(dir, part+".jsonl"), filepath.Join(dir, "run-"+part+".log")}
+	return runFiles{filepath.Join(dir, "manifest-"+part+".json"), filepath.Join(dir, part+".jsonl"), filepath.Join(dir, "run-"+part+".log"),
+		".lock-" + part, fmt.Sprintf("shard %v in run directory %s", s, dir)}
 }
 
-// configHash is the hash that identifies a config's results: sha256 of its resolved YAML with
-// the keys that cannot change results (workers, shards) left out.
-func configHash(p *plan.Plan) (string, error) {
-	c := *p.Config
-	c.Workers, c.Shards = 0, 0
-	b, err := c.Resolved()
+// resultFreeKeys are the top-level config keys that cannot change a record, which the config
+// hash leaves out: workers (every task has its own random stream), shards (how the plan is
+// split), reports (built from the records afterwards), thresholds (read by compare only) and
+// save_data (saving loads every item, and items do not depend on each other). So a finished run
+// can be given thresholds or more reports, or be resumed with other workers, in its directory.
+var resultFreeKeys = []string{"workers", "shards", "save_data", "thresholds", "reports"}
+
+// resultConfig decodes a resolved config (config.yaml) without its result-free keys.
+func resultConfig(resolved []byte) (map[string]any, error) {
+	var c map[string]any
+	if err := yaml.Unmarshal(resolved, &c); err != nil {
+		return nil, fmt.Errorf("resolved config: %w", err)
+	}
+	for _, k := range resultFreeKeys {
+		delete(c, k)
+	}
+	return c, nil
+}
+
+// configHash is the hash that identifies a config's results: sha256 of the resolved config
+// without the result-free keys, as JSON (which orders keys, so equal configs hash equal).
+func configHash(resolved []byte) (string, error) {
+	c, err := resultConfig(resolved)
 	if err != nil {
 		return "", err
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return "", fmt.Errorf("resolved config: %w", err)
 	}
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:]), nil
 }
 
-// dirManifests reads every manifest in dir: the whole run's (key "") and the shards' (by file).
+// configDiff lists the keys whose values differ between two resolved configs, leaving out the
+// result-free keys: "seed: 5 → 6", "datasets[0].jets: 40 → 41", "algorithms[3]: added".
+func configDiff(old, new []byte) ([]string, error) {
+	a, err := resultConfig(old)
+	if err != nil {
+		return nil, err
+	}
+	b, err := resultConfig(new)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	diffValues("", a, b, &out)
+	return out, nil
+}
+
+func diffValues(path string, a, b any, out *[]string) {
+	at := func(key string) string {
+		if path == "" {
+			return key
+		}
+		return path + "." + key
+	}
+	switch av := a.(type) {
+	case map[string]any:
+		bv, ok := b.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := slices.Collect(maps.Keys(av))
+		for k := range bv {
+			if _, ok := av[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			x, inA := av[k]
+			y, inB := bv[k]
+			switch {
+			case !inA:
+				*out = append(*out, at(k)+": added")
+			case !inB:
+				*out = append(*out, at(k)+": removed")
+			default:
+				diffValues(at(k), x, y, out)
+			}
+		}
+		return
+	case []any:
+		bv, ok := b.([]any)
+		if !ok {
+			break
+		}
+		for i := range max(len(av), len(bv)) {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			switch {
+			case i >= len(av):
+				*out = append(*out, p+": added")
+			case i >= len(bv):
+				*out = append(*out, p+": removed")
+			default:
+				diffValues(p, av[i], bv[i], out)
+			}
+		}
+		return
+	}
+	if !reflect.DeepEqual(a, b) {
+		*out = append(*out, fmt.Sprintf("%s: %s → %s", path, shortValue(a), shortValue(b)))
+	}
+}
+
+// shortValue shows a config value in a message: a scalar as written, a list or mapping elided.
+func shortValue(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "{…}"
+	case []any:
+		return "[…]"
+	case nil:
+		return "null"
+	}
+	s := fmt.Sprint(v)
+	if len(s) > 40 {
+		s = s[:37] + "…"
+	}
+	return s
+}
+
+// describeConfigChange says how resolved differs from the config.yaml in dir, for a refusal.
+func describeConfigChange(dir string, resolved []byte) string {
+	old, err := os.ReadFile(filepath.Join(dir, ConfigFile))
+	if err != nil {
+		return fmt.Sprintf("%s cannot be read to say which keys differ: %v", ConfigFile, err)
+	}
+	diff, err := configDiff(old, resolved)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("%s cannot be read to say which keys differ: %v", ConfigFile, err)
+	case len(diff) == 0:
+		return "the keys that change results are equal, so the run was written by a build of hcbench that hashed configs differently"
+	}
+	const most = 8
+	more := ""
+	if len(diff) > most {
+		more = fmt.Sprintf("; … (%d more)", len(diff)-most)
+		diff = diff[:most]
+	}
+	return fmt.Sprintf("keys that differ (its %s → this config): %s%s", ConfigFile, strings.Join(diff, "; "), more)
+}
+
+// dirManifests reads every manifest in dir: the whole run's and the shards', by file.
 func dirManifests(dir string) (map[string]results.Manifest, error) {
 	out := map[string]results.Manifest{}
 	paths, err := filepath.Glob(filepath.Join(dir, "manifest-shard-*-of-*.json"))
@@ -76,60 +215,91 @@ func dirManifests(dir string) (map[string]results.Manifest, error) {
 	return out, nil
 }
 
-// prepareDir checks that dir may take this run (or shard) of the config with the given hash:
-// it must be new or empty, or hold runs of the same config and a compatible sharding. It returns
-// the existing manifest of this very run or shard, if any (a resume).
-func prepareDir(dir, hash string, resolved []byte, shard *results.Shard) (*results.Manifest, error) {
+// openRunDir makes dir ready to take a run before it is locked: it creates a new directory and
+// refuses one that is not empty yet holds no hcbench run.
+func openRunDir(dir string) error {
 	if dir == "" {
-		return nil, errors.New("no run directory given")
+		return errors.New("no run directory given")
 	}
 	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) || err == nil && len(entries) == 0 {
-		return nil, os.MkdirAll(dir, 0o755)
+	if errors.Is(err, os.ErrNotExist) {
+		return os.MkdirAll(dir, 0o755)
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ms, err := dirManifests(dir)
+	if err != nil || len(ms) > 0 {
+		return err
+	}
+	// Shards started together into a new directory may find it holding only what another
+	// shard has begun to write.
+	for _, e := range entries {
+		if !startedRunFile.MatchString(e.Name()) {
+			return fmt.Errorf("%s is not empty and holds no hcbench run (no manifest); choose another directory with -out", dir)
+		}
+	}
+	return nil
+}
+
+// checkRunDir checks, under the run's lock, that dir may take this run (or shard) of the config
+// with the given hash: it must hold nothing yet, or runs of the same config and a compatible
+// sharding. It returns every manifest in dir and the one of this very run or shard, if any (a
+// resume).
+func checkRunDir(dir, hash string, resolved []byte, shard *results.Shard) (own *results.Manifest, all map[string]results.Manifest, err error) {
+	ms, err := dirManifests(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(ms) == 0 {
-		// Shards started together into a new directory may find it holding only what another
-		// shard has begun to write.
-		for _, e := range entries {
-			if !startedRunFile.MatchString(e.Name()) {
-				return nil, fmt.Errorf("%s is not empty and holds no hcbench run (no manifest); choose another directory with -out", dir)
+		if old, err := os.ReadFile(filepath.Join(dir, ConfigFile)); err == nil {
+			if h, err := configHash(old); err != nil || h != hash {
+				return nil, nil, fmt.Errorf("%s holds the start of a run of a different config (%s); choose another -out", dir, describeConfigChange(dir, resolved))
 			}
 		}
-		if b, err := os.ReadFile(filepath.Join(dir, ConfigFile)); err == nil && !bytes.Equal(b, resolved) {
-			return nil, fmt.Errorf("%s holds the start of a run of a different config (its %s differs); choose another -out", dir, ConfigFile)
-		}
-		return nil, nil
+		return nil, ms, nil
 	}
-	var own *results.Manifest
-	for path, m := range ms {
+	for _, path := range slices.Sorted(maps.Keys(ms)) {
+		m := ms[path]
 		if m.ConfigHash != hash {
-			return nil, fmt.Errorf("%s holds a run of a different config (%s has config hash %.12s…, this config %.12s…); a run directory takes one config: choose another -out, or restore the config", dir, filepath.Base(path), m.ConfigHash, hash)
+			return nil, nil, fmt.Errorf("%s holds a run of a different config (%s has config hash %.12s…, this config %.12s…; %s); a run directory takes one config: choose another -out, or restore the config",
+				dir, filepath.Base(path), m.ConfigHash, hash, describeConfigChange(dir, resolved))
 		}
 		switch {
 		case m.Shard == nil && shard != nil:
-			return nil, fmt.Errorf("%s holds a whole run (or a merge), not shards; run shard %v in another directory", dir, shard)
+			return nil, nil, fmt.Errorf("%s holds a whole run (or a merge), not shards; run shard %v in another directory", dir, shard)
 		case m.Shard != nil && shard == nil:
-			return nil, fmt.Errorf("%s holds shard %v of a sharded run; resume it with -shard %v, or run the whole config in another directory", dir, m.Shard, m.Shard)
+			return nil, nil, fmt.Errorf("%s holds shard %v of a sharded run; resume it with -shard %v, or run the whole config in another directory", dir, m.Shard, m.Shard)
 		case m.Shard != nil && m.Shard.Count != shard.Count:
-			return nil, fmt.Errorf("%s holds shards of %d, this is shard %v; use -shard i/%d or another directory", dir, m.Shard.Count, shard, m.Shard.Count)
+			return nil, nil, fmt.Errorf("%s holds shards of %d, this is shard %v; use -shard i/%d or another directory", dir, m.Shard.Count, shard, m.Shard.Count)
 		}
 		if filepath.Clean(path) == filepath.Clean(filesOf(dir, shard).manifest) {
-			m := m
 			own = &m
 		}
 	}
-	return own, nil
+	return own, ms, nil
+}
+
+// otherBuild describes the sessions of the manifests that ran another build than b ("" if
+// none), so that records of different code are not mixed in one run unnoticed.
+func otherBuild(dir string, ms map[string]results.Manifest, b results.Build) string {
+	var parts []string
+	for _, path := range slices.Sorted(maps.Keys(ms)) {
+		m := ms[path]
+		for _, o := range m.Builds() {
+			if o != b {
+				parts = append(parts, fmt.Sprintf("%s records %s", filepath.Base(path), o))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("records in %s were written by another build than this one (%s): %s", dir, b, strings.Join(parts, "; "))
 }
 
 // startedRunFile matches the files a run writes before its manifest (and their temporary files).
-var startedRunFile = regexp.MustCompile(`^\.?(config\.yaml|tasks\.txt|run(-shard-\d+-of-\d+)?\.log|(results|shard-\d+-of-\d+)\.jsonl|manifest(-shard-\d+-of-\d+)?\.json)(-\d+)?$`)
+var startedRunFile = regexp.MustCompile(`^\.?(config\.yaml|tasks\.txt|run(-shard-\d+-of-\d+)?\.log|(results|shard-\d+-of-\d+)\.jsonl|manifest(-shard-\d+-of-\d+)?\.json)(-\d+)?$|^\.lock(-shard-\d+-of-\d+)?$`)
 
 // writeTasks writes tasks.txt, or checks that an existing one lists the same tasks (the same
 // config over different data files would not).

@@ -15,8 +15,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
@@ -41,6 +43,9 @@ type Options struct {
 	Workers int
 	// SaveData writes generated data sets to data/<name>.jsonl (also set by the config).
 	SaveData bool
+	// AllowOtherBuild resumes a run whose records another build (revision or Go version) wrote;
+	// the manifest's sessions then say which build wrote what.
+	AllowOtherBuild bool
 	// Args is the command line, recorded in the manifest.
 	Args []string
 	// Log receives progress and warnings; the runner also writes them to the run's log file as
@@ -74,25 +79,41 @@ const (
 
 // Run executes p (or the shard opts.Shard of it) into opts.Dir. Tasks that already have a record
 // there are skipped, so a run that was interrupted or killed resumes where it stopped; a torn last
-// record from a crash is dropped with a warning and its task redone. A directory holding a run of
-// another config is refused. Run returns an error only when the run could not be carried out (for
-// example an unwritable directory); failed tasks are recorded in their records and counted in the
-// manifest. When ctx is cancelled the run stops, and the manifest says "interrupted". A whole run
-// ends by writing its reports, bench.txt and index.html; a shard leaves them to merge.
+// record from a crash is dropped with a warning and its task redone, and a task recorded twice
+// keeps its first record. A directory holding a run of another config is refused, as is one
+// whose records another build wrote (unless opts.AllowOtherBuild) and one that another process
+// is running into (the run holds a lock on its directory, or on its shard, while it runs). Run
+// returns an error only when the run could not be carried out (for example an unwritable
+// directory); failed tasks are recorded in their records and counted in the manifest. When ctx
+// is cancelled the run stops, and the manifest says "interrupted". A whole run ends by writing
+// its reports, bench.txt and index.html; a shard leaves them to merge.
 func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
-	hash, err := configHash(p)
-	if err != nil {
-		return nil, err
-	}
 	resolved, err := p.Config.Resolved()
 	if err != nil {
 		return nil, err
 	}
-	prev, err := prepareDir(opts.Dir, hash, resolved, opts.Shard)
+	hash, err := configHash(resolved)
 	if err != nil {
 		return nil, err
 	}
+	if err := openRunDir(opts.Dir); err != nil {
+		return nil, err
+	}
 	files := filesOf(opts.Dir, opts.Shard)
+	lock, lockErr := lockRun(opts.Dir, files)
+	if lock == nil {
+		return nil, lockErr
+	}
+	defer lock.Close() // releases the lock
+	prev, manifests, err := checkRunDir(opts.Dir, hash, resolved, opts.Shard)
+	if err != nil {
+		return nil, err
+	}
+	m := results.NewManifest()
+	other := otherBuild(opts.Dir, manifests, m.Build())
+	if other != "" && !opts.AllowOtherBuild {
+		return nil, fmt.Errorf("%s; resuming would mix results of different code in one run: run this build into another -out, or pass -allow-other-build to resume anyway (the manifest then lists each session's build)", other)
+	}
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = p.Config.Workers
@@ -106,6 +127,12 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	}
 	defer logFile.Close()
 	log := slog.New(slog.NewMultiHandler(opts.Log.Handler(), slog.NewJSONHandler(logFile, nil)))
+	if lockErr != nil {
+		log.Warn(lockErr.Error())
+	}
+	if other != "" {
+		log.Warn(other + "; resuming anyway (-allow-other-build): the manifest lists each session's build")
+	}
 
 	if err := results.WriteFileAtomic(filepath.Join(opts.Dir, ConfigFile), resolved); err != nil {
 		return nil, err
@@ -115,12 +142,22 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	}
 	done, torn, err := results.Recover(files.results)
 	if err != nil {
-		return nil, fmt.Errorf("cannot resume: %w", err)
+		return nil, fmt.Errorf("cannot resume: %w%s", err, damagedLineHint(err, files.results))
 	}
 	if prev == nil && len(done) > 0 {
 		return nil, fmt.Errorf("%s has records but no manifest; it is not a run this build wrote", files.results)
 	}
-	m := results.NewManifest()
+	if torn != "" {
+		log.Warn(torn)
+	}
+	done, dups := firstOfEach(done)
+	if dups > 0 {
+		if err := rewriteResults(files.results, done); err != nil {
+			return nil, fmt.Errorf("cannot drop the duplicate records of %s: %w", files.results, err)
+		}
+		log.Warn(fmt.Sprintf("%s: dropped %d duplicate %s (tasks recorded twice, as by two processes running into one directory at once); the first record of each task is kept",
+			files.results, dups, plural(dups, "record", "records")))
+	}
 	m.Experiment, m.Config, m.Seed, m.ConfigHash, m.Shard = p.Config.Name, p.Config.Path, p.Config.Seed, hash, opts.Shard
 	m.Workers, m.Args, m.Start = workers, opts.Args, time.Now().UTC()
 	m.Reports, m.Thresholds = p.Config.Reports, p.Config.Thresholds
@@ -143,13 +180,13 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 			}
 		}
 	}
+	session := m.NewSession(workers, m.Start)
 	if prev != nil {
 		m.Start, m.Resumes = prev.Start, prev.Resumes+1
+		m.Sessions = creditKilled(prev.AllSessions(), len(done))
 		log.Info("resuming", "dir", opts.Dir, "finished", len(done), "left", len(todo))
 	}
-	if torn != "" {
-		log.Warn(torn)
-	}
+	m.Sessions = append(m.Sessions, session)
 	if err := m.WriteFile(files.manifest); err != nil {
 		return nil, err
 	}
@@ -188,6 +225,8 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		}
 	}
 	m.End = time.Now().UTC()
+	last := &m.Sessions[len(m.Sessions)-1]
+	last.End, last.Records = m.End, len(recs)
 	m.Status = results.StatusComplete
 	if ctx.Err() != nil {
 		m.Status = results.StatusInterrupted
@@ -202,6 +241,84 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	}
 	out.Manifest = m
 	return out, runErr
+}
+
+// creditKilled credits the last of the sessions with the records found on resume that no
+// session claims: a session killed (SIGKILL, a node lost) never wrote its count.
+func creditKilled(sessions []results.Session, found int) []results.Session {
+	sessions = slices.Clone(sessions)
+	claimed := 0
+	for _, s := range sessions {
+		claimed += s.Records
+	}
+	if n := len(sessions); n > 0 && found > claimed {
+		sessions[n-1].Records += found - claimed
+	}
+	return sessions
+}
+
+// firstOfEach keeps the first record of every task and counts the others.
+func firstOfEach(recs []results.Record) ([]results.Record, int) {
+	seen := make(map[string]bool, len(recs))
+	out := recs[:0:0]
+	for _, r := range recs {
+		if !seen[r.Key] {
+			seen[r.Key] = true
+			out = append(out, r)
+		}
+	}
+	return out, len(recs) - len(out)
+}
+
+// rewriteResults replaces a results file by recs, through a temporary file renamed into place
+// so that a kill leaves either file whole.
+func rewriteResults(path string, recs []results.Record) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	tmp.Close()
+	w, err := results.Create(name)
+	if err == nil {
+		for i := range recs {
+			if err = w.Write(&recs[i]); err != nil {
+				break
+			}
+		}
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err == nil {
+		err = os.Chmod(name, 0o644) // CreateTemp makes it private; a run directory is shared
+	}
+	if err == nil {
+		err = os.Rename(name, path)
+	}
+	if err != nil {
+		os.Remove(name)
+	}
+	return err
+}
+
+// badLine matches the error of a results file line that is not a record: "PATH:N: not a …".
+var badLine = regexp.MustCompile(`^(.*):(\d+): not a result record`)
+
+// damagedLineHint says how to recover from a line of the results file path that is not a record,
+// if that is what err reports, else "".
+func damagedLineHint(err error, path string) string {
+	if m := badLine.FindStringSubmatch(err.Error()); m != nil && m[1] == path {
+		return fmt.Sprintf("\nline %s of %s is damaged (a disk, copy or editing error): delete that line (its task then runs again) and resume the run (its run command again), or run into another -out", m[2], path)
+	}
+	return ""
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func shardText(s *results.Shard) string {
@@ -381,6 +498,7 @@ func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet) (re
 		Algorithm:     t.Algorithm.Label,
 		AlgorithmName: t.Algorithm.Name,
 		Params:        config.ParamsMap(t.Algorithm.Params),
+		DataParams:    d.Params(),
 		Seed:          seeds.Uint64(p.Config.Seed, plan.SeedKey(t.Key)),
 	}
 	it, err := items.get(d, t.Item)
@@ -392,7 +510,9 @@ func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet) (re
 		return rec, true
 	}
 	rec.N = it.Leaves()
+	rec.DataParams = it.DataParams
 	rec.MissingCells = it.MissingCells
+	rec.LeafPositions = it.Positions
 	if it.Labels != nil {
 		rec.LeafNames, rec.LeafLabels = it.Names, it.Labels
 	}
