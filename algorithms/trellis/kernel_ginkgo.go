@@ -23,7 +23,9 @@ import (
 //     below from its exponent and a table (to within 10^−3), and the exact, inlined log runs only
 //     when that bound does not rule the split out. MAP-only passes prune earlier still, with a
 //     bound that needs no T at all: the min-child term is at most −log N_λ − log t_min − 1 (its
-//     maximum over T, at T = λ t_min), kept per subset in the z field, which MAP-only leaves free.
+//     maximum over T, at T = λ t_min), kept per subset in the z field, which MAP-only leaves free;
+//     without a count, they first try a looser form of that bound that needs no select of the
+//     children either (splitsMAPGo).
 //
 // Splits with a leaf as the smaller child, or T outside [2^−100, 2^100), take the exact slow path.
 // A parent with t_P < t_cut has no finite split and is skipped.
@@ -33,12 +35,22 @@ type ginkgoKernel struct {
 	pLow   [][4]float64 // summed momentum of every low part
 	pHigh  [][4]float64 // of every high part
 	params ginkgo.Params
+	// λ of every split and of the root's, with their logs (prepare needs them for every parent).
+	lam, rootLam lambdaLogs
+}
+
+// lambdaLogs holds λ, log λ and log N_λ = log(1 − e^{−λ}).
+type lambdaLogs struct{ lam, log, logNorm float64 }
+
+func newLambdaLogs(lam float64) lambdaLogs {
+	return lambdaLogs{lam, math.Log(lam), math.Log(-math.Expm1(-lam))}
 }
 
 func newGinkgoKernel(t *Trellis, g *ginkgo.Model) *ginkgoKernel {
 	b := uint(t.blockBits())
 	leaves := g.Leaves()
 	k := &ginkgoKernel{t: t, b: b, params: g.Params()}
+	k.lam, k.rootLam = newLambdaLogs(k.params.Lambda), newLambdaLogs(k.params.LambdaRoot)
 	k.pLow = ginkgo.SubsetSums(leaves[:b])
 	k.pHigh = ginkgo.SubsetSums(leaves[b:])
 	return k
@@ -46,13 +58,15 @@ func newGinkgoKernel(t *Trellis, g *ginkgo.Model) *ginkgoKernel {
 
 // Parent constants, by index into acc.c.
 const (
-	gkSP       = iota // s_P = √t_P
-	gkMaxInt          // log λ − log t_P − log N_λ − log 4π: the max-child term is gkMaxInt + gkMaxSlope·t_max
-	gkMaxSlope        // −λ/t_P
-	gkMaxLeaf         // log(1 − e^{−λ t_cut/t_P}) − log N_λ − log 4π: the max child is a leaf
-	gkMinInt          // log λ − log N_λ: the min-child term is gkMinInt − log T − λ t_min/T
-	gkLambda          // λ
-	gkLogNorm         // log N_λ
+	gkSP         = iota // s_P = √t_P
+	gkMaxInt            // log λ − log t_P − log N_λ − log 4π: the max-child term is gkMaxInt + gkMaxSlope·t_max
+	gkMaxSlope          // −λ/t_P
+	gkMaxLeaf           // log(1 − e^{−λ t_cut/t_P}) − log N_λ − log 4π: the max child is a leaf
+	gkMaxC              // max(gkMaxInt, gkMaxLeaf), for splitsMAPGo's first bound
+	gkMinInt            // log λ − log N_λ: the min-child term is gkMinInt − log T − λ t_min/T
+	gkLambda            // λ
+	gkNegLogNorm        // −log N_λ
+	gkConsts            // their number
 )
 
 func (k *ginkgoKernel) prepare(xh uint32, sc []acc) {
@@ -69,8 +83,8 @@ func (k *ginkgoKernel) prepare(xh uint32, sc []acc) {
 		nd := &t.nodes[x]
 		// A child's t enters the formula only through t > 0 and, when positive, its value, so a
 		// t ≤ 0 (a cluster of nearly collinear massless leaves) is stored as +0. Then every stored
-		// t and s is a non-negative float, whose bits order like the numbers: the sweep compares
-		// them as integers, without branches.
+		// t and s is a non-negative float, whose bits order like the numbers: the sweep selects
+		// the children by integer compares of the bits, or by max and min, without branches.
 		nd.t = max(tx, 0)
 		if !(nd.t > 0) {
 			nd.t = 0
@@ -87,18 +101,19 @@ func (k *ginkgoKernel) prepare(xh uint32, sc []acc) {
 			a.skip = true
 			continue
 		}
-		lam := p.Lambda
+		l := &k.lam
 		if x == t.full && p.RootLambda == ginkgo.RootLambdaGenerative {
-			lam = p.LambdaRoot
+			l = &k.rootLam
 		}
-		logNorm := math.Log(-math.Expm1(-lam))
+		lam, logNorm := l.lam, l.logNorm
 		a.c[gkSP] = nd.s
-		a.c[gkMaxInt] = math.Log(lam) - math.Log(tx) - logNorm - log4Pi
+		a.c[gkMaxInt] = l.log - math.Log(tx) - logNorm - log4Pi
 		a.c[gkMaxSlope] = -lam / tx
 		a.c[gkMaxLeaf] = math.Log(-math.Expm1(-lam*p.TCut/tx)) - logNorm - log4Pi
-		a.c[gkMinInt] = math.Log(lam) - logNorm
+		a.c[gkMaxC] = max(a.c[gkMaxInt], a.c[gkMaxLeaf])
+		a.c[gkMinInt] = l.log - logNorm
 		a.c[gkLambda] = lam
-		a.c[gkLogNorm] = logNorm
+		a.c[gkNegLogNorm] = -logNorm
 	}
 }
 
@@ -114,7 +129,7 @@ func (k *ginkgoKernel) minSlow(a *acc, tMin, T float64) float64 {
 		}
 		return a.c[gkMinInt] - math.Log(T) - lam*tMin/T
 	}
-	return math.Log(-math.Expm1(-lam*k.params.TCut/T)) - a.c[gkLogNorm]
+	return math.Log(-math.Expm1(-lam*k.params.TCut/T)) + a.c[gkNegLogNorm] // x + (−y) = x − y exactly
 }
 
 // splitSlow is ℓ of the split (l, r) of a's parent by the exact formula, for the splits the fast
@@ -168,27 +183,24 @@ func isFast(loT uint64, T float64) bool {
 
 // parentSweep holds one parent's share of a sweep: where its splits' children are, the parent's
 // constants, and the accumulators that the split loop updates. The split loops exist in Go
-// (splitsFullGo, splitsMAPGo) and, on amd64, in assembly (kernel_ginkgo_amd64.s), which reads this
-// struct through the offsets in go_asm.h; the two do the same floating-point operations in the
-// same order, so their results are identical bit for bit (TestAssemblyMatchesGo).
+// (splitsFullGo, splitsMAPGo) and, on amd64, in assembly (kernel_ginkgo_amd64.s, and
+// kernel_ginkgo_avx2_amd64.s for four splits at a time), which reads this struct through the
+// offsets in go_asm.h; all do the same floating-point operations in the same order, so their
+// results are identical bit for bit (TestAssemblyMatchesGo).
 type parentSweep struct {
-	nodes, counts         unsafe.Pointer // counts is nil when not counting
-	lb, rb, lowO, restO   uintptr        // children at lb|lowO|u and rb|(restO^u), u ⊆ restO (byte offsets)
-	sP, maxInt, maxSlope  float64        // parent constants, see gkSP…
-	maxLeaf, minInt, lam  float64
-	negLogNorm            float64
-	best, zref, zsum, cnt float64 // accumulators
+	nodes, counts         unsafe.Pointer    // counts is nil when not counting
+	lb, rb, lowO, restO   uintptr           // children at lb|lowO|u and rb|(restO^u), u ⊆ restO (byte offsets)
+	c                     [gkConsts]float64 // the parent's constants, a copy of acc.c
+	best, zref, zsum, cnt float64           // accumulators
 	bestL                 uint64
 	nSlow, over           uint64 // slow splits deferred to slow[:nSlow]; over: more did not fit
 	slow                  [slowBufLen]uint64
 }
 
-// load sets p up for the parent of a, with the children's byte offsets.
-func (p *parentSweep) load(a *acc, lb, rb uintptr, low, rest uint32) {
-	p.lb, p.rb = lb, rb
+// load sets p up for the parent of a, whose low part has the given low bit and rest.
+func (p *parentSweep) load(a *acc, low, rest uint32) {
 	p.lowO, p.restO = uintptr(low)<<nodeShift, uintptr(rest)<<nodeShift
-	p.sP, p.maxInt, p.maxSlope, p.maxLeaf = a.c[gkSP], a.c[gkMaxInt], a.c[gkMaxSlope], a.c[gkMaxLeaf]
-	p.minInt, p.lam, p.negLogNorm = a.c[gkMinInt], a.c[gkLambda], -a.c[gkLogNorm]
+	p.c = a.c
 	p.best, p.bestL, p.zref, p.zsum, p.cnt = a.best, uint64(a.bestL), a.zmax, a.zsum, a.cnt
 	p.nSlow, p.over = 0, 0
 }
@@ -198,11 +210,21 @@ func (p *parentSweep) store(a *acc) {
 	a.best, a.bestL, a.zmax, a.zsum, a.cnt = p.best, uint32(p.bestL), p.zref, p.zsum, p.cnt
 }
 
-// Split loops; kernel_ginkgo_amd64.go points them at the assembly.
-var (
-	splitsFull = splitsFullGo
-	splitsMAP  = splitsMAPGo
-)
+// The split loops that run: the Go ones below, or those in assembly (useAsm, which
+// kernel_ginkgo_amd64.go sets), and there the wide ones (useWide, with AVX2) for a parent with at
+// least 4 splits in the sweep (two bits in rest), except MAP-only with a count. Tests switch them.
+// runSplits and wideMAPParents call the loops directly, not through function values, which would
+// move sweep's parentSweep to the heap.
+var useAsm, useWide bool
+
+// runSplitsGo runs the Go split loop for p.
+func runSplitsGo(p *parentSweep, mapOnly bool) {
+	if mapOnly {
+		splitsMAPGo(p)
+	} else {
+		splitsFullGo(p)
+	}
+}
 
 func (k *ginkgoKernel) sweep(lBase, rBase, lo, hi uint32, zero bool, sc []acc) {
 	t := k.t
@@ -211,19 +233,26 @@ func (k *ginkgoKernel) sweep(lBase, rBase, lo, hi uint32, zero bool, sc []acc) {
 	if t.count != nil {
 		p.counts = unsafe.Pointer(unsafe.SliceData(t.count))
 	}
-	split := splitsFull
-	if t.opts.MAPOnly {
-		split = splitsMAP
-	}
-	lb, rb := uintptr(lBase)<<nodeShift, uintptr(rBase)<<nodeShift
+	mapOnly := t.opts.MAPOnly
+	mapWide := mapOnly && t.count == nil
+	p.lb, p.rb = uintptr(lBase)<<nodeShift, uintptr(rBase)<<nodeShift
 	for xl := lo; xl < hi; xl++ {
+		if mapWide { // the wide loop takes runs of parents, and leaves some to the code below
+			if xl = wideMAPParents(&p, sc, xl, hi); xl == hi {
+				break
+			}
+			if p.nSlow > 0 || p.over != 0 {
+				k.addSlow(&sc[xl], &p)
+				continue
+			}
+		}
 		a := &sc[xl]
 		low, rest, ok := lowRest(xl, zero)
 		if a.skip || !ok {
 			continue
 		}
-		p.load(a, lb, rb, low, rest)
-		split(&p)
+		p.load(a, low, rest)
+		runSplits(&p, mapOnly, rest&(rest-1) != 0)
 		p.store(a)
 		if p.nSlow > 0 || p.over != 0 {
 			k.addSlow(a, &p)
@@ -232,8 +261,8 @@ func (k *ginkgoKernel) sweep(lBase, rBase, lo, hi uint32, zero bool, sc []acc) {
 }
 
 // addSlow accumulates the deferred slow splits of a's parent: from the buffer, or, when it
-// overflowed, found by enumerating the parent's splits again. MAP-only loops count every split
-// themselves, so only full sweeps count here.
+// overflowed, found by enumerating the parent's splits again; then it empties the buffer.
+// MAP-only loops count every split themselves, so only full sweeps count here.
 func (k *ginkgoKernel) addSlow(a *acc, p *parentSweep) {
 	t := k.t
 	add := func(l, r uint32) {
@@ -252,24 +281,25 @@ func (k *ginkgoKernel) addSlow(a *acc, p *parentSweep) {
 		for _, s := range p.slow[:p.nSlow] {
 			add(uint32(s>>32), uint32(s))
 		}
-		return
+	} else {
+		for uO, last := p.restO, false; !last; uO = (uO - 1<<nodeShift) & p.restO {
+			last = uO == 0
+			l, r := uint32((p.lb|p.lowO|uO)>>nodeShift), uint32((p.rb|(p.restO^uO))>>nodeShift)
+			if r == 0 {
+				continue
+			}
+			nl, nr := &t.nodes[l], &t.nodes[r]
+			hiS, loT := nl.s, bits64(&nr.t)
+			if bits64(&nr.t) > bits64(&nl.t) {
+				hiS, loT = nr.s, bits64(&nl.t)
+			}
+			d := p.c[gkSP] - hiS
+			if !isFast(loT, d*d) {
+				add(l, r)
+			}
+		}
 	}
-	for uO, last := p.restO, false; !last; uO = (uO - 1<<nodeShift) & p.restO {
-		last = uO == 0
-		l, r := uint32((p.lb|p.lowO|uO)>>nodeShift), uint32((p.rb|(p.restO^uO))>>nodeShift)
-		if r == 0 {
-			continue
-		}
-		nl, nr := &t.nodes[l], &t.nodes[r]
-		hiS, loT := nl.s, bits64(&nr.t)
-		if bits64(&nr.t) > bits64(&nl.t) {
-			hiS, loT = nr.s, bits64(&nl.t)
-		}
-		d := p.sP - hiS
-		if !isFast(loT, d*d) {
-			add(l, r)
-		}
-	}
+	p.nSlow, p.over = 0, 0
 }
 
 // deferSlow records a slow split, or notes that the buffer is full.
@@ -288,7 +318,7 @@ func (p *parentSweep) deferSlow(lO, rO uintptr) {
 func splitsFullGo(p *parentSweep) {
 	nodes, counts := p.nodes, p.counts
 	lb, rb, lowO, restO := p.lb, p.rb, p.lowO, p.restO
-	sP, maxInt, maxSlope, maxLeaf, minInt, lam := p.sP, p.maxInt, p.maxSlope, p.maxLeaf, p.minInt, p.lam
+	sP, maxInt, maxSlope, maxLeaf, minInt, lam := p.c[gkSP], p.c[gkMaxInt], p.c[gkMaxSlope], p.c[gkMaxLeaf], p.c[gkMinInt], p.c[gkLambda]
 	best, bestL, zref, zsum, cnt := p.best, p.bestL, p.zref, p.zsum, p.cnt
 	uO := restO
 	for {
@@ -374,18 +404,26 @@ func splitsFullGo(p *parentSweep) {
 
 // splitsMAPGo adds the parent's splits to the MAP and the count; the z field of every node holds
 // the bound g = −log t − 1 (0 for t = 0) of the min-child term, without its −log N_λ.
+//
+// Without a count, a split must first pass a bound that needs no select of the children:
+// ((maxC + maxSlope·max(t_L, t_R)) − log N_λ + max(g_L, g_R)) + (m_L + m_R). Each of its terms is
+// at least the matching term of the g bound below (t1 = maxInt + maxSlope·t_max, or maxLeaf when
+// t_max = 0 where maxSlope·0 = −0; g_min is one of g_L, g_R), and rounding is monotone, so in
+// floating point too it is at least the g bound: it never drops a split that the g bound keeps,
+// and the result is the same as without it.
 func splitsMAPGo(p *parentSweep) {
 	nodes, counts := p.nodes, p.counts
 	lb, rb, lowO, restO := p.lb, p.rb, p.lowO, p.restO
-	sP, maxInt, maxSlope, maxLeaf, minInt, lam, negLogNorm := p.sP, p.maxInt, p.maxSlope, p.maxLeaf, p.minInt, p.lam, p.negLogNorm
+	sP, maxInt, maxSlope, maxLeaf, minInt, lam := p.c[gkSP], p.c[gkMaxInt], p.c[gkMaxSlope], p.c[gkMaxLeaf], p.c[gkMinInt], p.c[gkLambda]
+	negLogNorm, maxC := p.c[gkNegLogNorm], p.c[gkMaxC]
 	best, bestL, cnt := p.best, p.bestL, p.cnt
 	uO := restO
 	for {
 		lO := lb | lowO | uO
 		rO := rb | (restO ^ uO)
-		if rO != 0 {
-			nl := (*node)(unsafe.Add(nodes, lO))
-			nr := (*node)(unsafe.Add(nodes, rO))
+		nl := (*node)(unsafe.Add(nodes, lO))
+		nr := (*node)(unsafe.Add(nodes, rO))
+		if rO != 0 && (counts != nil || maxC+maxSlope*max(nl.t, nr.t)+negLogNorm+max(nl.z, nr.z)+(nl.m+nr.m) >= best) {
 			lt, rt := bits64(&nl.t), bits64(&nr.t)
 			var m uint64
 			if rt > lt {

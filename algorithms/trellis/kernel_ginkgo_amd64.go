@@ -1,6 +1,10 @@
 package trellis
 
-import "math"
+import (
+	"math"
+
+	"golang.org/x/sys/cpu"
+)
 
 // The split loops in assembly (kernel_ginkgo_amd64.s). They read the float constants from
 // asmConsts, computed here by the same constant expressions as the Go loops, so both round alike.
@@ -10,6 +14,17 @@ func splitsFullAsm(p *parentSweep)
 
 //go:noescape
 func splitsMAPAsm(p *parentSweep)
+
+// splitsFullAVX2 is splitsFullAsm four splits at a time (kernel_ginkgo_avx2_amd64.s).
+//
+//go:noescape
+func splitsFullAVX2(p *parentSweep)
+
+// mapParentsAVX2 is splitsMAPAsm without a count, four splits at a time, for a run of parents;
+// see wideMAPParents.
+//
+//go:noescape
+func mapParentsAVX2(p *parentSweep, sc *acc, xl, hi uint32) uint32
 
 // asmConsts are the constants of the split loops, in the order kernel_ginkgo_amd64.s reads them.
 var asmConsts = [...]float64{
@@ -32,6 +47,49 @@ var asmConsts = [...]float64{
 	16: 0,
 }
 
+// mapParentsAVX2 copies the gkConsts = 8 parent constants with two 32-byte moves.
+var _ = [1]struct{}{}[gkConsts-8]
+
+// avxConsts are splitsFullAVX2's constants, 4 lanes each: asmConsts, then its own (T's fast
+// range; 2^52 and 2^52 + 1023, which turn an exponent field into a float64 exactly; −Inf).
+var avxConsts [len(asmConsts) + 5][4]float64
+
+// avxInts are splitsFullAVX2's int32 constants, 4 lanes each.
+var avxInts = [2][4]int32{{63, 63, 63, 63}, {1023, 1023, 1023, 1023}}
+
 func init() {
-	splitsFull, splitsMAP = splitsFullAsm, splitsMAPAsm
+	for i, c := range asmConsts {
+		avxConsts[i] = [4]float64{c, c, c, c}
+	}
+	for i, c := range []float64{0x1p-100, 0x1p100, 0x1p52, 0x1p52 + 1023, math.Inf(-1)} {
+		avxConsts[len(asmConsts)+i] = [4]float64{c, c, c, c}
+	}
+	useAsm, useWide = true, cpu.X86.HasAVX2
+}
+
+// runSplits runs the split loop for p (see useAsm); wide says that the parent has at least 4
+// splits in the sweep.
+func runSplits(p *parentSweep, mapOnly, wide bool) {
+	switch {
+	case !useAsm:
+		runSplitsGo(p, mapOnly)
+	case wide && useWide && !mapOnly:
+		splitsFullAVX2(p)
+	case mapOnly:
+		splitsMAPAsm(p)
+	default:
+		splitsFullAsm(p)
+	}
+}
+
+// wideMAPParents runs MAP-only splits without a count for the sweep's parents xl, xl+1, … up to
+// hi, with the wide loop, and returns where it stopped: at hi; at a parent it left to the caller
+// (one with fewer than 4 splits in the sweep, or all of them without the wide loop), with p.nSlow
+// and p.over 0; or after a parent whose slow splits it deferred, for the caller to add. p holds
+// the sweep's nodes, lb and rb.
+func wideMAPParents(p *parentSweep, sc []acc, xl, hi uint32) uint32 {
+	if !useAsm || !useWide {
+		return xl
+	}
+	return mapParentsAVX2(p, &sc[0], xl, hi)
 }

@@ -6,23 +6,7 @@
 #include "go_asm.h"
 #include "textflag.h"
 
-// Byte offsets into asmConsts (kernel_ginkgo_amd64.go).
-#define C_ONE 0
-#define C_64LN2 8
-#define C_HALF 16
-#define C_LN2HI64 24
-#define C_LN2LO64 32
-#define C_720 40
-#define C_120 48
-#define C_24 56
-#define C_6 64
-#define C_M708 72
-#define C_LN2 80
-#define C_SLACK 88
-#define C_QUARTER 96
-#define C_THIRD 104
-#define C_LN2HI 112
-#define C_LN2LO 120
+#include "kernel_ginkgo_amd64.h"
 
 // Registers of both loops:
 //   DI p          BX nodes      CX counts (0: no count)
@@ -175,12 +159,12 @@ over: \
 	ORQ parentSweep_lowO(DI), R8 \
 	MOVQ parentSweep_rb(DI), R9 \
 	MOVQ parentSweep_restO(DI), R11 \
-	MOVSD parentSweep_sP(DI), X6 \
-	MOVSD parentSweep_maxInt(DI), X7 \
-	MOVSD parentSweep_maxSlope(DI), X8 \
-	MOVSD parentSweep_maxLeaf(DI), X9 \
-	MOVSD parentSweep_minInt(DI), X10 \
-	MOVSD parentSweep_lam(DI), X11 \
+	MOVSD P_SP(DI), X6 \
+	MOVSD P_MAXINT(DI), X7 \
+	MOVSD P_MAXSLOPE(DI), X8 \
+	MOVSD P_MAXLEAF(DI), X9 \
+	MOVSD P_MININT(DI), X10 \
+	MOVSD P_LAM(DI), X11 \
 	MOVSD parentSweep_best(DI), X12 \
 	MOVSD parentSweep_cnt(DI), X15 \
 	MOVQ R11, R12
@@ -310,10 +294,52 @@ fullDone:
 	MOVSD X15, parentSweep_cnt(DI)
 	RET
 
+// The exact part of splitsMAPGo's loop body, after the g bound: jumps to next when the split
+// cannot beat the best, and defers it when it is slow. In: X1 T, X2 t1, DX loT, R10 gMin, R13 lO,
+// R14 rO.
+#define MAPEXACT(slow, over, skip, take, next) \
+	MOVSD 16(BX)(R13*1), X4 \
+	ADDSD 16(BX)(R14*1), X4 \
+	MOVAPD X2, X0 \
+	ADDSD X13, X0 \
+	MOVQ R10, X5 \
+	ADDSD X5, X0 \
+	ADDSD X4, X0 \
+	UCOMISD X12, X0 \
+	JCS next \
+	MOVQ X1, SI \
+	FASTCHECK(slow) \
+	LEAQ ·asmConsts(SB), R10 \
+	ADDSD X10, X2 \
+	MOVQ DX, X0 \
+	MULSD X11, X0 \
+	DIVSD X1, X0 \
+	SUBSD X0, X2 \
+	MAPUPDATE(skip, take) \
+	JMP next \
+slow: \
+	DEFER(over, next)
+
+// GMINT computes what MAPEXACT takes from the children: the selects, R10 = gMin, the z (bound)
+// field of the child of smaller t, as rz ^ ((lz ^ rz) & m), X1 = T and X2 = t1.
+#define GMINT(t1) \
+	SELECTS \
+	MOVQ 24(BX)(R13*1), R10 \
+	XORQ 24(BX)(R14*1), R10 \
+	ANDQ R15, R10 \
+	XORQ 24(BX)(R14*1), R10 \
+	MOVQ SI, X0 \
+	MOVAPD X6, X1 \
+	SUBSD X0, X1 \
+	MULSD X1, X1 \
+	T1(t1)
+
 // func splitsMAPAsm(p *parentSweep)
 TEXT ·splitsMAPAsm(SB), NOSPLIT, $8-8
 	LOADCOMMON
-	MOVSD parentSweep_negLogNorm(DI), X13
+	MOVSD P_NEGLOGNORM(DI), X13
+	TESTQ CX, CX
+	JEQ mapFast
 
 mapLoop:
 	MOVQ R8, R13
@@ -322,52 +348,52 @@ mapLoop:
 	XORQ R12, R14
 	ORQ R9, R14
 	JEQ mapNext
-	SELECTS
-	// gMin = rz ^ ((lz ^ rz) & m), the z (bound) field of the child of smaller t.
-	MOVQ 24(BX)(R13*1), R10
-	XORQ 24(BX)(R14*1), R10
-	ANDQ R15, R10
-	XORQ 24(BX)(R14*1), R10
-	MOVQ SI, X0
-	MOVAPD X6, X1
-	SUBSD X0, X1           // d
-	MULSD X1, X1           // T
-	T1(mapT1)              // before COUNT, which takes AX
-	TESTQ CX, CX
-	JEQ mapCounted
+	GMINT(mapT1)
 	TESTQ DX, DX
 	JEQ mapCount
 	XORPS X0, X0
 	UCOMISD X0, X1
-	JLS mapCounted         // T > 0 or a leaf child: the split is finite
+	JLS mapNoCount         // T > 0 or a leaf child: the split is finite
 mapCount:
 	COUNT
-mapCounted:
-	MOVSD 16(BX)(R13*1), X4
-	ADDSD 16(BX)(R14*1), X4 // mSum
-	MOVAPD X2, X0
-	ADDSD X13, X0
-	MOVQ R10, X5
-	ADDSD X5, X0
-	ADDSD X4, X0           // ((t1 + negLogNorm) + gMin) + mSum
-	UCOMISD X12, X0
-	JCS mapNext
-	MOVQ X1, SI            // tb
-	FASTCHECK(mapSlow)
-	LEAQ ·asmConsts(SB), R10
-	ADDSD X10, X2          // t1 + minInt
-	MOVQ DX, X0
-	MULSD X11, X0          // lam*tmin
-	DIVSD X1, X0           // /T
-	SUBSD X0, X2           // av
-	MAPUPDATE(mapMapSkip, mapMapTake)
-	JMP mapNext
-
-mapSlow:
-	DEFER(mapOver, mapNext)
+mapNoCount:
+	MAPEXACT(mapSlow, mapOver, mapSkip, mapTake, mapNext)
 
 mapNext:
 	NEXTSPLIT(mapLoop, mapDone)
+
+	// Without a count: the bound of splitsMAPGo without selects first,
+	// ((maxC + maxSlope*max(tL, tR)) + negLogNorm + max(gL, gR)) + (mL + mR), with the L child at
+	// R8 + uO.
+mapFast:
+	MOVSD P_MAXC(DI), X3
+	ADDQ BX, R8            // nodes + lb|lowO
+
+mapFastLoop:
+	MOVQ R11, R14
+	XORQ R12, R14
+	ORQ R9, R14            // rO
+	JEQ mapFastNext
+	MOVSD (R8)(R12*1), X0
+	MAXSD (BX)(R14*1), X0
+	MULSD X8, X0
+	ADDSD X3, X0
+	ADDSD X13, X0
+	MOVSD 24(R8)(R12*1), X1
+	MAXSD 24(BX)(R14*1), X1
+	ADDSD X1, X0
+	MOVSD 16(R8)(R12*1), X1
+	ADDSD 16(BX)(R14*1), X1
+	ADDSD X1, X0
+	UCOMISD X12, X0
+	JCS mapFastNext
+	LEAQ (R8)(R12*1), R13
+	SUBQ BX, R13           // lO
+	GMINT(mapFastT1)
+	MAPEXACT(mapFastSlow, mapFastOver, mapFastSkip, mapFastTake, mapFastNext)
+
+mapFastNext:
+	NEXTSPLIT(mapFastLoop, mapDone)
 
 mapDone:
 	MOVSD X12, parentSweep_best(DI)

@@ -32,8 +32,8 @@ type acc struct {
 	cnt   float64 // finite-likelihood trees
 	bestL uint32  // child L of the best split
 	skip  bool    // every split of this parent is −Inf
-	// Kernel constants of the parent.
-	c [7]float64
+	// Kernel constants of the parent (the Ginkgo kernel's, gkSP…).
+	c [gkConsts]float64
 }
 
 const noSplit = math.MaxUint32
