@@ -158,11 +158,14 @@ func TestPublishedFiveLeafPosterior(t *testing.T) {
 }
 
 func TestGinkgoInvariants(t *testing.T) {
-	// On random jets up to N = 14: log Z ≥ MAP ≥ greedy > −Inf, the MAP tree re-scores to the MAP
-	// value (1e-9), the fast kernel agrees with the generic path (1e-9), and the root and leaves
-	// have marginal 1 (1e-9).
+	// On three random jets for each N from 8 to 14, beyond enumeration: log Z ≥ MAP ≥ greedy >
+	// −Inf, the MAP tree re-scores to the MAP value (1e-9), the fast kernel agrees with the
+	// generic path (1e-9, counts exactly), and, on the first jet of each N (the outside pass is
+	// the slow part), the root and leaves have marginal 1 (1e-9).
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, n := range []int{8, 10, 12, 14} {
+	for i := range 3 * 7 {
+		n := 8 + i/3
+		name := fmt.Sprintf("N=%d jet %d", n, i%3)
 		j := ginkgotest.RandomJet(t, rng, n)
 		m := ginkgotest.Model(t, j, ginkgo.Version2020)
 		tr := build(t, m, Options{blockBits: 6})
@@ -171,25 +174,32 @@ func TestGinkgoInvariants(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !(tr.LogZ() >= tr.MAPValue() && tr.MAPValue() >= g.LogLikelihood-1e-9 && !math.IsInf(g.LogLikelihood, -1)) {
-			t.Errorf("N=%d: log Z %v, MAP %v, greedy %v", n, tr.LogZ(), tr.MAPValue(), g.LogLikelihood)
+			t.Errorf("%s: log Z %v, MAP %v, greedy %v", name, tr.LogZ(), tr.MAPValue(), g.LogLikelihood)
 		}
 		ll, _ := model.TreeLogLikelihood(m, tr.MAPTree())
 		if !close(ll, tr.MAPValue(), 1e-9) {
-			t.Errorf("N=%d: MAP tree re-scores to %v, reported %v", n, ll, tr.MAPValue())
+			t.Errorf("%s: MAP tree re-scores to %v, reported %v", name, ll, tr.MAPValue())
 		}
 		gen := build(t, m, Options{generic: true, blockBits: 6})
 		if !close(gen.LogZ(), tr.LogZ(), 1e-9) || !close(gen.MAPValue(), tr.MAPValue(), 1e-9) {
-			t.Errorf("N=%d: generic path log Z %v MAP %v, kernel %v %v", n, gen.LogZ(), gen.MAPValue(), tr.LogZ(), tr.MAPValue())
+			t.Errorf("%s: generic path log Z %v MAP %v, kernel %v %v", name, gen.LogZ(), gen.MAPValue(), tr.LogZ(), tr.MAPValue())
+		}
+		kc, _ := tr.Count()
+		if gc, _ := gen.Count(); gc != kc {
+			t.Errorf("%s: generic path counts %v trees, kernel %v", name, gc, kc)
+		}
+		if i%3 != 0 {
+			continue
 		}
 		if err := tr.Marginals(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		if p := tr.ClusterMarginal(tr.full); !close(p, 1, 1e-9) {
-			t.Errorf("N=%d: P(root) = %v", n, p)
+			t.Errorf("%s: P(root) = %v", name, p)
 		}
-		for i := range n {
-			if p := tr.ClusterMarginal(1 << i); !close(p, 1, 1e-9) {
-				t.Errorf("N=%d: P({%d}) = %v", n, i, p)
+		for k := range n {
+			if p := tr.ClusterMarginal(1 << k); !close(p, 1, 1e-9) {
+				t.Errorf("%s: P({%d}) = %v", name, k, p)
 			}
 		}
 	}
@@ -225,7 +235,7 @@ func TestSamplingChiSquare(t *testing.T) {
 		probs[h.Canonical().Newick(nil)] = math.Exp(ll - tr.LogZ())
 	}
 	const k = 20000
-	samples, err := tr.Sample(rand.New(rand.NewPCG(1, 1)), k)
+	samples, err := tr.Sample(context.Background(), rand.New(rand.NewPCG(1, 1)), k)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +284,7 @@ func benchJet(b testing.TB, n int) *ginkgo.Model {
 
 // BenchmarkTrellis times one jet's pass; ns/split divides by the (3^N − 1)/2 − (2^N − 1) splits.
 func BenchmarkTrellis(b *testing.B) {
-	for _, n := range []int{12, 16, 18, 20} {
+	for _, n := range []int{12, 16, 18, 20, 22} {
 		m := benchJet(b, n)
 		splits := (math.Pow(3, float64(n))-1)/2 - (math.Pow(2, float64(n)) - 1)
 		for _, mode := range []struct {

@@ -27,13 +27,19 @@ import (
 // ErrNoLogZ is returned by Marginals and Sample on a MAPOnly trellis or one whose log Z is −Inf.
 var ErrNoLogZ = errors.New("trellis: marginals and samples need a finite log Z (the pass ran MAP-only, or every tree is impossible)")
 
-// Marginals runs the outside pass (once; later calls reuse it).
+// Marginals runs the outside pass (once; later calls reuse it). It fails with ErrNoLogZ on a
+// MAP-only trellis or one whose log Z is −Inf, and with an ErrTooLarge error, before allocating,
+// when its 8 bytes per subset would take the trellis over its memory limit; it returns ctx.Err()
+// when cancelled.
 func (t *Trellis) Marginals(ctx context.Context) error {
 	if t.outside != nil {
 		return nil
 	}
 	if t.opts.MAPOnly || math.IsInf(t.LogZ(), -1) {
 		return ErrNoLogZ
+	}
+	if err := t.reserve(true, false); err != nil {
+		return err
 	}
 	psi, err := t.subsetScorer()
 	if err != nil {
@@ -42,33 +48,36 @@ func (t *Trellis) Marginals(ctx context.Context) error {
 	out := make([]float64, 1<<t.n)
 	out[t.full] = 0
 	full := t.full
+	// Workers take chunks of consecutive masks and do those of the current size, which needs no
+	// list of each size's masks (that would be up to 4·C(N, N/2) more bytes).
+	const chunk = 1 << 10
+	chunks := int((full + chunk - 1) / chunk)
 	for size := t.n - 1; size >= 1; size-- {
-		var layer []uint32
-		for a := uint32(1); a < full; a++ {
-			if bits.OnesCount32(a) == size {
-				layer = append(layer, a)
-			}
-		}
-		err := parallel(ctx, len(layer), t.opts.Workers, func(_, i int) {
-			a := layer[i]
-			comp := full ^ a
-			m, s := math.Inf(-1), 0.0
-			for b := comp; b != 0; b = (b - 1) & comp {
-				ov := out[a|b]
-				if math.IsInf(ov, -1) {
+		err := parallel(ctx, chunks, t.opts.Workers, func(_, c int) {
+			lo := uint32(c) * chunk
+			for a := lo; a < min(lo+chunk, full); a++ {
+				if bits.OnesCount32(a) != size {
 					continue
 				}
-				v := ov + psi.LogPsi(a, b) + t.nodes[b].z
-				if v > m {
-					s = s*expNeg(m-v) + 1
-					m = v
-				} else if v > math.Inf(-1) {
-					s += expNeg(v - m)
+				comp := full ^ a
+				m, s := math.Inf(-1), 0.0
+				for b := comp; b != 0; b = (b - 1) & comp {
+					ov := out[a|b]
+					if math.IsInf(ov, -1) {
+						continue
+					}
+					v := ov + psi.LogPsi(a, b) + t.nodes[b].z
+					if v > m {
+						s = s*expNeg(m-v) + 1
+						m = v
+					} else if v > math.Inf(-1) {
+						s += expNeg(v - m)
+					}
 				}
-			}
-			out[a] = math.Inf(-1)
-			if s > 0 {
-				out[a] = m + math.Log(s)
+				out[a] = math.Inf(-1)
+				if s > 0 {
+					out[a] = m + math.Log(s)
+				}
 			}
 		})
 		if err != nil {
@@ -93,8 +102,15 @@ func (t *Trellis) SplitMarginal(l, r uint32) float64 {
 
 // SubHierarchyMarginal returns P(H | X) for a tree h over the items of the subset x (h's leaves are
 // items of the full item set): the probability that the posterior hierarchy contains h as the
-// subtree rooted at x. Precondition: Marginals has run.
+// subtree rooted at x. It returns an error when Marginals has not run or h is not a binary tree
+// over distinct items. Precondition: every node of h is reached once from its root.
 func (t *Trellis) SubHierarchyMarginal(h *tree.Tree) (float64, error) {
+	if t.outside == nil {
+		return 0, errors.New("trellis: SubHierarchyMarginal needs Marginals to have run")
+	}
+	if h == nil || h.Root < 0 || h.Root >= len(h.Nodes) {
+		return 0, errors.New("trellis: empty sub-hierarchy")
+	}
 	psi, err := t.subsetScorer()
 	if err != nil {
 		return 0, err
@@ -129,9 +145,15 @@ type ClusterProb struct {
 	P     float64 `json:"p"`
 }
 
-// TopClusters returns the k clusters of largest marginal, leaving out the singletons and the full
-// set (whose marginals are 1); ties go to the smaller mask. Precondition: Marginals has run.
+// TopClusters returns the k clusters of largest marginal, largest first, leaving out the
+// singletons and the full set (whose marginals are 1); ties go to the smaller mask. k ≤ 0 gives
+// none. Precondition: Marginals has run.
 func (t *Trellis) TopClusters(k int) []ClusterProb {
+	if k <= 0 {
+		return nil
+	}
+	// Insertion into a sorted list costs O(2^N·k) moves at worst (marginals growing with the
+	// mask), but at N = 20 and k = 1000 that is about 0.2 s, against 15 s for the bottom-up pass.
 	type mp struct {
 		x uint32
 		p float64

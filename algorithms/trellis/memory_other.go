@@ -2,5 +2,5 @@
 
 package trellis
 
-// physicalMemory returns 0 (unknown) where the platform gives no simple answer.
-func physicalMemory() int64 { return 0 }
+// availableMemory returns 0 (unknown) where the platform gives no simple answer.
+func availableMemory() int64 { return 0 }

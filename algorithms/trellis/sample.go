@@ -1,6 +1,8 @@
 package trellis
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -16,42 +18,59 @@ type Sample struct {
 	LogLikelihood float64
 }
 
-// sampleCacheEntries bounds the split distributions Sample keeps between draws (16 bytes each).
-const sampleCacheEntries = 1 << 22
+// sampleCacheOverhead is what the sampler's cache spends per cluster beside 8 bytes per split: a
+// map slot (key and slice header, 32 bytes, up to twice that after the map grows), and the
+// allocation's rounding of 2^k − 1 weights up to 2^k.
+const sampleCacheOverhead = 72
 
-// sampler draws trees top-down, keeping the split distributions of large clusters.
+// sampler draws trees top-down, keeping the split distributions of the clusters it visits first
+// while they fit in budget bytes.
 type sampler struct {
 	t     *Trellis
 	psi   model.SubsetScorer
-	cache map[uint32]*splitDist
-	size  int
-}
-
-// splitDist is the distribution over the splits of one cluster: children l (holding the lowest
-// item), cumulative weights and log ψ of each split.
-type splitDist struct {
-	l   []uint32
-	cum []float64
-	psi []float64
+	cache map[uint32][]float64
+	used  int64
+	// budget bounds used, the bytes of the cached distributions, counted as 8 per split plus
+	// sampleCacheOverhead per cluster.
+	budget int64
 }
 
 // Sample draws k trees from the posterior P(H | X) = φ(H)/Z (AISTATS §2.5, eq. 3): top-down, a
 // cluster V splits into {L, V∖L} (L holding V's lowest item) with probability
 // ψ(L, V∖L)·Z(L)·Z(V∖L)/Z(V), and both parts recurse down to single items. Every random number
-// comes from rng, so a task's samples are reproducible from its seed.
-func (t *Trellis) Sample(rng *rand.Rand, k int) ([]Sample, error) {
+// comes from rng, so a task's samples are reproducible from its seed. The split distributions of
+// the clusters visited are cached in at most 8 bytes per subset of the items, which MemoryNeeded
+// counts with Options.Samples; when that was not declared, Sample checks the memory limit first
+// and fails with an ErrTooLarge error. It fails with ErrNoLogZ on a MAP-only trellis or one whose
+// log Z is −Inf, and returns ctx.Err() when cancelled (checked before each tree).
+func (t *Trellis) Sample(ctx context.Context, rng *rand.Rand, k int) ([]Sample, error) {
+	if k < 0 {
+		return nil, fmt.Errorf("trellis: cannot draw %d samples", k)
+	}
 	if t.opts.MAPOnly || math.IsInf(t.LogZ(), -1) {
 		return nil, ErrNoLogZ
 	}
+	if err := t.reserve(false, true); err != nil {
+		return nil, err
+	}
+	return t.sample(ctx, rng, k, int64(sampleCacheBytes)<<t.n)
+}
+
+// sample is Sample with a cache of budget bytes.
+func (t *Trellis) sample(ctx context.Context, rng *rand.Rand, k int, budget int64) ([]Sample, error) {
 	psi, err := t.subsetScorer()
 	if err != nil {
 		return nil, err
 	}
-	s := &sampler{t: t, psi: psi, cache: map[uint32]*splitDist{}}
+	s := &sampler{t: t, psi: psi, cache: map[uint32][]float64{}, budget: budget}
 	out := make([]Sample, k)
+	chosen := map[uint32]uint32{}
 	for i := range out {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		ll := 0.0
-		chosen := map[uint32]uint32{}
+		clear(chosen)
 		var draw func(v uint32)
 		draw = func(v uint32) {
 			if bits.OnesCount32(v) < 2 {
@@ -71,46 +90,62 @@ func (t *Trellis) Sample(rng *rand.Rand, k int) ([]Sample, error) {
 
 // draw picks a split of v and returns its child l and log ψ.
 func (s *sampler) draw(rng *rand.Rand, v uint32) (uint32, float64) {
-	d, ok := s.cache[v]
+	cum, ok := s.cache[v]
 	if !ok {
-		d = s.dist(v)
-		if s.size+len(d.l) <= sampleCacheEntries {
-			s.cache[v] = d
-			s.size += len(d.l)
+		cum = s.cumWeights(v)
+		if b := 8*int64(len(cum)) + sampleCacheOverhead; s.used+b <= s.budget {
+			s.cache[v] = cum
+			s.used += b
 		}
 	}
-	// The first split whose cumulative weight exceeds u: splits of zero weight are never chosen.
-	u := rng.Float64() * d.cum[len(d.cum)-1]
-	i := min(sort.Search(len(d.cum), func(i int) bool { return d.cum[i] > u }), len(d.cum)-1)
-	return d.l[i], d.psi[i]
+	i := pick(cum, rng.Float64()*cum[len(cum)-1])
+	low := v & -v
+	l := low | deposit(uint32(i), v^low)
+	return l, s.psi.LogPsi(l, v^l)
 }
 
-// dist computes the split distribution of v, splits in increasing order of l.
-func (s *sampler) dist(v uint32) *splitDist {
+// pick returns the split that u ∈ [0, total] selects from the cumulative weights cum (total is the
+// last, and positive): the first whose cumulative weight exceeds u, so a split of zero weight is
+// never chosen. A product u = f·total with f < 1 can still round to total itself; then it is the
+// last split of positive weight, the first whose cumulative weight reaches total.
+func pick(cum []float64, u float64) int {
+	if total := cum[len(cum)-1]; u >= total {
+		return sort.SearchFloat64s(cum, total)
+	}
+	return sort.Search(len(cum), func(i int) bool { return cum[i] > u })
+}
+
+// cumWeights returns the cumulative split probabilities of v, splits in increasing order of the
+// child L that holds v's lowest item (L = lowest | deposit(i, rest) for split i).
+func (s *sampler) cumWeights(v uint32) []float64 {
 	t := s.t
 	low := v & -v
 	rest := v ^ low
-	n := 1<<(bits.OnesCount32(rest)) - 1
-	d := &splitDist{l: make([]uint32, 0, n), cum: make([]float64, 0, n), psi: make([]float64, 0, n)}
+	cum := make([]float64, 0, 1<<bits.OnesCount32(rest)-1)
 	zv := t.nodes[v].z
 	sum := 0.0
-	for u := uint32(0); ; u = (u - rest) & rest {
-		if u != rest {
-			l := low | u
-			r := v ^ l
-			p := s.psi.LogPsi(l, r)
-			w := 0.0
-			if !math.IsInf(p, -1) {
-				w = math.Exp(p + t.nodes[l].z + t.nodes[r].z - zv)
-			}
-			sum += w
-			d.l = append(d.l, l)
-			d.cum = append(d.cum, sum)
-			d.psi = append(d.psi, p)
+	// (u − rest) & rest steps through the submasks of rest in increasing order; u = rest would
+	// leave the other child empty.
+	for u := uint32(0); u != rest; u = (u - rest) & rest {
+		l := low | u
+		r := v ^ l
+		if p := s.psi.LogPsi(l, r); !math.IsInf(p, -1) {
+			sum += math.Exp(p + t.nodes[l].z + t.nodes[r].z - zv)
 		}
-		if u == rest {
-			break
-		}
+		cum = append(cum, sum)
 	}
-	return d
+	return cum
+}
+
+// deposit returns the i-th submask of mask in increasing order: bit j of i becomes the j-th lowest
+// set bit of mask.
+func deposit(i, mask uint32) uint32 {
+	var out uint32
+	for m := mask; m != 0 && i != 0; m &= m - 1 {
+		if i&1 != 0 {
+			out |= m & -m
+		}
+		i >>= 1
+	}
+	return out
 }

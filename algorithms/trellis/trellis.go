@@ -44,8 +44,14 @@ type Options struct {
 	MAPOnly bool
 	// NoCount skips counting the trees with finite likelihood.
 	NoCount bool
-	// MemoryLimit bounds the bytes the tables may take; ≤ 0 means DefaultMemoryLimit().
+	// MemoryLimit bounds the bytes the trellis may take (MemoryNeeded); ≤ 0 means
+	// DefaultMemoryLimit().
 	MemoryLimit int64
+	// Marginals and Samples declare that Marginals and Sample will be called, so that Build's
+	// memory check counts their tables too and fails before the pass rather than after it. An
+	// undeclared Marginals or Sample checks the limit itself before allocating. Neither goes
+	// with MAPOnly.
+	Marginals, Samples bool
 	// blockBits overrides the block size (tests); 0 picks one.
 	blockBits int
 	// generic forces the model.SubsetScorer path even for models with a kernel of their own
@@ -66,6 +72,7 @@ type Trellis struct {
 	n     int
 	full  uint32
 	opts  Options
+	limit int64 // the memory limit in force
 	nodes []node
 	count []float64 // trees with finite likelihood per subset; nil with NoCount
 	bp    []uint32  // MAP child holding the lowest item, per subset
@@ -75,20 +82,69 @@ type Trellis struct {
 	outside []float64          // log outside weights, built by Marginals
 }
 
-// ErrTooLarge is wrapped by the error Build returns when N is beyond the memory limit.
+// ErrTooLarge is wrapped by the error that Build, Marginals and Sample return when the work would
+// take more memory than the limit.
 var ErrTooLarge = errors.New("trellis: N too large")
 
-// BytesPerSubset is the table memory Build allocates per subset of the items (2^N subsets),
-// before the model's own scorer tables and the 8 bytes per subset that Marginals adds.
-const BytesPerSubset = 32 + 8 + 4
+// Bytes per subset of each table, for MemoryNeeded.
+const (
+	bpBytes      = 4 // MAP backpointers
+	countBytes   = 8 // tree counts, unless NoCount
+	outsideBytes = 8 // Marginals' outside weights
+	// sampleCacheBytes bounds Sample's cache of split distributions (sampler.budget).
+	sampleCacheBytes = 8
+)
 
-// MemoryNeeded returns the bytes Build allocates for n items.
-func MemoryNeeded(n int) int64 {
-	return int64(BytesPerSubset) << n
+// MemoryNeeded returns the bytes a trellis over m's items takes with opts: per subset, 32 for the
+// node table, 4 for the backpointers, 8 for the counts (none with NoCount), m.SubsetBytes() for the
+// model's subset scorer (built by the generic path, and by Marginals, Sample and MAPTies for
+// models with a kernel of their own), 8 with Marginals and at most 8 with Samples. Scratch space
+// of O(2^(N/2)) per worker, and the trees Sample returns, are left out.
+func MemoryNeeded(m model.SubsetModel, opts Options) int64 {
+	per := 1<<nodeShift + bpBytes + m.SubsetBytes()
+	if !opts.NoCount {
+		per += countBytes
+	}
+	if opts.Marginals {
+		per += outsideBytes
+	}
+	if opts.Samples {
+		per += sampleCacheBytes
+	}
+	return int64(per) << m.Items()
+}
+
+// checkMemory returns an ErrTooLarge error when MemoryNeeded(m, opts) exceeds limit.
+func checkMemory(m model.SubsetModel, opts Options, limit int64) error {
+	need := MemoryNeeded(m, opts)
+	if need <= limit {
+		return nil
+	}
+	what := "its tables"
+	switch {
+	case opts.Marginals && opts.Samples:
+		what = "its tables, marginals and sampling"
+	case opts.Marginals:
+		what = "its tables and marginals"
+	case opts.Samples:
+		what = "its tables and sampling"
+	}
+	return fmt.Errorf("%w: N = %d needs about %s for %s, over the limit of %s (raise memory_limit, or use an approximate algorithm)",
+		ErrTooLarge, m.Items(), formatBytes(need), what, formatBytes(limit))
+}
+
+// reserve checks, before Marginals or Sample allocates, that the trellis with everything it holds
+// or has declared, and the outside table (marginals) or sampling cache (samples), stays within
+// the limit.
+func (t *Trellis) reserve(marginals, samples bool) error {
+	o := t.opts
+	o.Marginals = o.Marginals || marginals || t.outside != nil
+	o.Samples = o.Samples || samples
+	return checkMemory(t.model.(model.SubsetModel), o, t.limit)
 }
 
 // Build runs the bottom-up pass for m, which must be a model.SubsetModel with at most
-// model.MaxSubsetItems items. It fails, before allocating, when the tables would exceed the
+// model.MaxSubsetItems items. It fails, before allocating, when MemoryNeeded(m, opts) exceeds the
 // memory limit; and returns ctx.Err() when cancelled.
 func Build(ctx context.Context, m model.Model, opts Options) (*Trellis, error) {
 	n := m.Items()
@@ -99,19 +155,20 @@ func Build(ctx context.Context, m model.Model, opts Options) (*Trellis, error) {
 	if n > model.MaxSubsetItems {
 		return nil, fmt.Errorf("%w: N = %d, the exact trellis handles at most %d items", ErrTooLarge, n, model.MaxSubsetItems)
 	}
+	if opts.MAPOnly && (opts.Marginals || opts.Samples) {
+		return nil, errors.New("trellis: marginals and samples need log Z, which a MAP-only pass does not compute")
+	}
 	limit := opts.MemoryLimit
 	if limit <= 0 {
 		limit = DefaultMemoryLimit()
 	}
-	need := MemoryNeeded(n) + int64(sm.SubsetBytes())<<n
-	if need > limit {
-		return nil, fmt.Errorf("%w: N = %d needs about %s for its tables, over the limit of %s (raise memory_limit, or use an approximate algorithm)",
-			ErrTooLarge, n, formatBytes(need), formatBytes(limit))
+	if err := checkMemory(sm, opts, limit); err != nil {
+		return nil, err
 	}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
-	t := &Trellis{n: n, full: uint32(1)<<n - 1, opts: opts, model: m}
+	t := &Trellis{n: n, full: uint32(1)<<n - 1, opts: opts, limit: limit, model: m}
 	t.nodes = make([]node, 1<<n)
 	t.bp = make([]uint32, 1<<n)
 	if !opts.NoCount {
@@ -201,10 +258,17 @@ func (t *Trellis) Count() (float64, bool) {
 	return c, c < 1<<53
 }
 
-// DefaultMemoryLimit is half of the machine's physical memory (or 4 GiB when it cannot be read),
-// so that a trellis never drives the machine into swap.
+// DefaultMemoryLimit is the memory limit of a trellis whose Options set none: half of the memory
+// the process may use, which is the machine's RAM or, when lower, the limit of the process's
+// cgroup (Slurm's --mem, Kubernetes memory limits), or 4 GiB when neither can be read. The other
+// half is left to the rest of the process, the Go runtime and the system, so that a trellis
+// neither drives the machine into swap nor gets the process killed by the cgroup.
+//
+// The limit holds for one trellis. Several built at the same time (tasks run by concurrent
+// workers) each get all of it and together can exceed the memory; a caller running k of them at
+// once should give each DefaultMemoryLimit()/k.
 func DefaultMemoryLimit() int64 {
-	if m := physicalMemory(); m > 0 {
+	if m := availableMemory(); m > 0 {
 		return m / 2
 	}
 	return 4 << 30
