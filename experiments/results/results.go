@@ -54,9 +54,18 @@ type Record struct {
 	Newick             string   `json:"newick,omitempty"`
 	// LogZ is log Z, the log of the sum of φ over all binary trees (trellis in mode full).
 	LogZ *LogProb `json:"log_z,omitempty"`
-	// NTrees is the number of binary trees with finite likelihood (trellis). It is exact below
-	// 2^53 (every N ≤ 16) and otherwise correct to about 1e−15 relative.
-	NTrees *float64 `json:"n_trees,omitempty"`
+	// NTrees is the number of binary trees with finite likelihood (trellis), counted in float64:
+	// exact below 2^53 (every N ≤ 16), otherwise rounded (2e−13 relative at N = 18 with a constant
+	// potential), which NTreesExact says.
+	NTrees      *float64 `json:"n_trees,omitempty"`
+	NTreesExact *bool    `json:"n_trees_exact,omitempty"`
+	// MAPTrees is the number of binary trees that reach the MAP, every split within
+	// params.map_tie_tolerance of its cluster's best (trellis with count_map_trees), and
+	// MAPPurityPairMin and MAPPurityPairMax the least and greatest pair-weighted dendrogram
+	// purity among them (labelled data): the spread of what the MAP tree's purity could be.
+	MAPTrees         *float64 `json:"map_trees,omitempty"`
+	MAPPurityPairMin *float64 `json:"map_dendrogram_purity_pair_min,omitempty"`
+	MAPPurityPairMax *float64 `json:"map_dendrogram_purity_pair_max,omitempty"`
 	// Marginals are posterior cluster probabilities (trellis with marginals > 0).
 	Marginals *Marginals `json:"marginals,omitempty"`
 	// Samples are trees drawn from the exact posterior (trellis with samples > 0).

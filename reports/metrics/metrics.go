@@ -11,6 +11,7 @@ package metrics
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"hcbench/algorithms/tree"
@@ -164,4 +165,43 @@ func FlatPurity(clusters [][]int, labels []string) (purity, adjusted float64) {
 		}
 	}
 	return float64(sum) / float64(n), float64(top) / float64(n)
+}
+
+// PairPuritySplits is the pair-weighted dendrogram purity (DendrogramPurity) written as a sum over
+// the splits of a binary tree over at most 32 items (as bitmasks), for a dynamic program over
+// splits such as trellis.MAPTies: the split of V into L and R is the
+// lowest common ancestor of n_L,c·n_R,c pairs of class c, each of purity n_V,c/n_V, with n counting
+// labelled leaves only (unknown ones are pruned), and the sum is divided by the number of
+// same-class pairs. It is nil when no class has two labelled leaves (the purity is undefined).
+func PairPuritySplits(labels []string) func(l, r uint32) float64 {
+	byClass := map[string]uint32{}
+	var labelled uint32
+	for i, lab := range labels {
+		if lab != "" {
+			byClass[lab] |= 1 << i
+			labelled |= 1 << i
+		}
+	}
+	var classes []uint32
+	pairs := 0
+	for _, m := range byClass {
+		k := bits.OnesCount32(m)
+		pairs += k * (k - 1) / 2
+		classes = append(classes, m)
+	}
+	if pairs == 0 {
+		return nil
+	}
+	return func(l, r uint32) float64 {
+		nv := bits.OnesCount32((l | r) & labelled)
+		if nv == 0 {
+			return 0
+		}
+		// An integer sum, so the order of the classes cannot change the result.
+		s := 0
+		for _, m := range classes {
+			s += bits.OnesCount32(l&m) * bits.OnesCount32(r&m) * bits.OnesCount32((l|r)&m)
+		}
+		return float64(s) / float64(nv) / float64(pairs)
+	}
 }

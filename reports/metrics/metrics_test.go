@@ -287,3 +287,68 @@ func TestPanicsOnShortLabels(t *testing.T) {
 	}()
 	DendrogramPurity(newick(t, "(0,(1,2));", 3), []string{"A", "A"})
 }
+
+func TestPairPuritySplits(t *testing.T) {
+	// The sum of PairPuritySplits over a tree's splits equals the pair-weighted purity of
+	// DendrogramPurity, on random binary trees of 12 leaves with the pam50 label layout
+	// (two per class, two unknown), unbalanced classes, a singleton class and unknown leaves
+	// (1e-12: sums of ≤ 11 terms in another order).
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, labels := range [][]string{
+		{"A", "A", "B", "B", "C", "C", "D", "D", "E", "E", "", ""},
+		{"A", "A", "A", "A", "A", "B", "B", "C", "", "A", "B", ""},
+		{"", "A", "", "A", "", "", "", "", "", "", "", ""},
+	} {
+		score := PairPuritySplits(labels)
+		for range 200 {
+			tr := randomTree(rng, len(labels))
+			_, want, _ := DendrogramPurity(tr, labels)
+			got := splitSum(tr, score)
+			if math.Abs(got-want) > 1e-12 {
+				t.Fatalf("labels %q, tree %s: split sum %v, metrics %v", labels, tr.Newick(nil), got, want)
+			}
+		}
+	}
+	if PairPuritySplits([]string{"A", "B", "", "C"}) != nil {
+		t.Error("no class with two labelled leaves, but a score")
+	}
+}
+
+// randomTree merges random pairs of the remaining clusters until one is left.
+func randomTree(rng *rand.Rand, n int) *tree.Tree {
+	roots := make([]int, n)
+	for i := range roots {
+		roots[i] = i
+	}
+	var merges [][2]int
+	for len(roots) > 1 {
+		i := rng.IntN(len(roots))
+		roots[i], roots[len(roots)-1] = roots[len(roots)-1], roots[i]
+		j := rng.IntN(len(roots) - 1)
+		merges = append(merges, [2]int{roots[j], roots[len(roots)-1]})
+		roots[j] = n + len(merges) - 1
+		roots = roots[:len(roots)-1]
+	}
+	tr, err := tree.FromMerges(n, merges)
+	if err != nil {
+		panic(err)
+	}
+	return tr
+}
+
+// splitSum adds score over the splits of a binary tree.
+func splitSum(tr *tree.Tree, score func(l, r uint32) float64) float64 {
+	masks := make([]uint32, len(tr.Nodes))
+	s := 0.0
+	for _, v := range tr.PostOrder() {
+		nd := tr.Nodes[v]
+		if nd.IsLeaf() {
+			masks[v] = 1 << nd.Item
+			continue
+		}
+		l, r := masks[nd.Children[0]], masks[nd.Children[1]]
+		s += score(l, r)
+		masks[v] = l | r
+	}
+	return s
+}

@@ -189,3 +189,87 @@ func TestMissing(t *testing.T) {
 		t.Error("beta 0 accepted")
 	}
 }
+
+func TestThreeItemsByHand(t *testing.T) {
+	// x0 = (1, 0), x1 = (1, 1), x2 = (−1, 0) without centring: w01 = cos 45° = 1/√2, w02 = −1,
+	// w12 = −1/√2. The three trees' energies, by hand from the definition (c = 1 unordered, 2
+	// ordered):
+	//   ((0,1),2): root cuts w02, w12 (not positive: 0), keeps nothing negative together;
+	//              {0,1} cuts w01 = 1/√2.                                   E = 1/√2
+	//   ((0,2),1): root cuts w01 = 1/√2, keeps w02 inside {0,2}: c·1.      E = 1/√2 + c
+	//   ((1,2),0): root cuts w01 = 1/√2, keeps w12 inside {1,2}: c/√2.     E = 1/√2 + c/√2
+	// log-likelihood −β·E, to 1e-15 (a few roundings of numbers below 3).
+	x := [][]float64{{1, 0}, {1, 1}, {-1, 0}}
+	const beta = 1.3
+	s := 1 / math.Sqrt2
+	for _, c := range []struct {
+		ordered bool
+		c       float64
+	}{{false, 1}, {true, 2}} {
+		m, err := New(x, Params{Beta: beta, Centering: NoCentering, Ordered: c.ordered})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]float64{"((0,1),2);": s, "((0,2),1);": s + c.c, "((1,2),0);": s + c.c*s}
+		logZ := math.Inf(-1)
+		for nw, e := range want {
+			tr, err := tree.ParseNewick(nw, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ll, err := model.TreeLogLikelihood(m, tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(ll-(-beta*e)) > 1e-15 {
+				t.Errorf("ordered=%v %s: log-likelihood %v, by hand %v", c.ordered, nw, ll, -beta*e)
+			}
+			logZ = logspace.AddExp(logZ, -beta*e)
+		}
+		tr, err := trellis.Build(context.Background(), m, trellis.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tr.MAPTree().Canonical().Newick(nil); got != "((0,1),2);" || math.Abs(tr.MAPValue()+beta*s) > 1e-15 || math.Abs(tr.LogZ()-logZ) > 1e-15 {
+			t.Errorf("ordered=%v: trellis MAP %s %v, log Z %v; by hand ((0,1),2); %v, %v", c.ordered, got, tr.MAPValue(), tr.LogZ(), -beta*s, logZ)
+		}
+	}
+}
+
+func TestMAPDoesNotDependOnBeta(t *testing.T) {
+	// ψ = exp(−β·E) with β > 0 orders the trees by E alone, so the MAP energy −MAP/β is the same
+	// for every β (to 1e-12 relative: sums of ~20 terms), every β's MAP tree has that energy, and the
+	// set of trees reaching it has the same size (within 1e-9 per split; the energy's ties are
+	// exact in real arithmetic, so the tie rule may pick a different one of them per β).
+	x := randomVectors(rand.New(rand.NewPCG(5, 6)), 9, 7)
+	var energy, trees float64
+	for k, beta := range []float64{0.05, 1, 3.7, 40} {
+		m, err := New(x, Params{Beta: beta})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := trellis.Build(context.Background(), m, trellis.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ties, err := tr.MAPTies(context.Background(), 1e-9*beta, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ll, err := model.TreeLogLikelihood(m, tr.MAPTree())
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := -tr.MAPValue() / beta
+		if k == 0 {
+			energy, trees = e, ties.Trees
+			continue
+		}
+		if math.Abs(e-energy) > 1e-12*energy || math.Abs(-ll/beta-energy) > 1e-12*energy {
+			t.Errorf("β = %v: MAP energy %v (its tree %v), at β = 0.05 %v", beta, e, -ll/beta, energy)
+		}
+		if ties.Trees != trees {
+			t.Errorf("β = %v: %v trees reach the MAP, at β = 0.05 %v", beta, ties.Trees, trees)
+		}
+	}
+}
