@@ -80,7 +80,7 @@ func purity(in Input, dir string) ([]string, error) {
 	}
 	if anyTies {
 		notes = append(notes,
-			"MAP trees is the number of binary trees that reach the MAP: trees whose every split is within the recorded tolerance (params.map_tie_tolerance, in log-likelihood) of the best split of its cluster; 'DP pair, MAP trees' is the least and greatest pair-weighted dendrogram purity among them. The trellis tree scored and drawn is the one its tie rule picks: at every cluster, among the best splits, the one whose child holding the cluster's first item (in data order) has the smallest bitmask. When many trees tie, its purity is a property of that rule, not of the model.",
+			"MAP trees is the number of binary trees that reach the MAP: trees whose every split is within the recorded tolerance (params.map_tie_tolerance, in log-likelihood; the trellis's count_map_trees) of the best split of its cluster; 'DP pair, MAP trees' is the least and greatest pair-weighted dendrogram purity among them. The trellis tree scored and drawn is the one its tie rule picks: at every cluster, among the best splits, the one whose child holding the cluster's first item (in data order) has the smallest bitmask. When many trees tie, its purity is a property of that rule, not of the model.",
 			"Why they tie under the correlation-clustering energy: every pair is cut once, at its lowest common ancestor, and kept inside a child at every split above it, so a tree's energy is Σ_{w>0} w, the same for all trees, plus c·Σ_{w<0} |w|·depth(lca), with c = 1 or 2 (within_pairs). The positive weights do not shape the MAP tree at all, and greedy, which pays nothing to merge a pair of weight ≤ 0, joins dissimilar items first; average linkage on the weights is the meaningful baseline.",
 		)
 	}
@@ -222,16 +222,16 @@ type tieRecord struct {
 	trees, lo, hi float64
 }
 
-// mapTies reads the MAP ties of an exact record's params; ok is false when it has none.
+// mapTies reads the MAP ties of an exact record; ok is false when it has none.
 func mapTies(r results.Record) (t tieRecord, ok bool) {
-	get := func(key string) float64 {
-		if v, ok := r.Params[key].(float64); ok {
-			return v
+	get := func(v *float64) float64 {
+		if v != nil {
+			return *v
 		}
 		return math.NaN()
 	}
-	t = tieRecord{trees: get("map_trees"), lo: get("map_dp_pair_min"), hi: get("map_dp_pair_max")}
-	return t, !math.IsNaN(t.trees)
+	t = tieRecord{trees: get(r.MAPTrees), lo: get(r.MAPPurityPairMin), hi: get(r.MAPPurityPairMax)}
+	return t, r.MAPTrees != nil
 }
 
 // mapTiesTable summarises the MAP ties over the items of a data set: how many trees reach the

@@ -243,7 +243,8 @@ func labelledRecords() Input {
 			switch a.name {
 			case "trellis":
 				r.Newick = "(((s1,s2),s3),s4);"
-				r.Params = map[string]any{"map_trees": c.mapTrees, "map_tie_tolerance": 1e-9, "map_dp_pair_min": c.lo, "map_dp_pair_max": c.hi}
+				r.Params = map[string]any{"map_tie_tolerance": 1e-9}
+				r.MAPTrees, r.MAPPurityPairMin, r.MAPPurityPairMax = &c.mapTrees, &c.lo, &c.hi
 			case "greedy":
 				r.Newick = "((s1,s3),(s2,s4));"
 			case "brt":

@@ -24,11 +24,18 @@ import (
 func zVsMAP(in Input, dir string) ([]string, error) {
 	byN := map[int]plotter.XYs{}
 	var diffs []float64
-	// In Write's record order, so that the sums below are the same every run.
+	// In Write's record order, so that the sums below are the same every run. An item run by
+	// several trellis variants (which agree on log Z and the MAP) is one point, its first record's.
+	seen := map[[2]string]bool{}
 	for _, r := range in.Records {
 		if r.Error != "" || r.AlgorithmName != exactName || r.LogZ == nil || r.LogLikelihood == nil {
 			continue
 		}
+		key := [2]string{r.Dataset, r.Item}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
 		z, m := r.LogZ.Value(), r.LogLikelihood.Value()
 		if math.IsInf(z, -1) || math.IsInf(m, -1) {
 			continue

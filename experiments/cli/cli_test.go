@@ -315,13 +315,19 @@ func TestGenerationShortfallIsLoud(t *testing.T) {
 // memory limit fails with a message naming N, the estimate and the limit, and the others go on.
 func TestTrellisRecords(t *testing.T) {
 	dir := t.TempDir()
+	// A jet whose t_cut lies above its root's t: every split is impossible (log Z = −Inf).
+	writeFile(t, dir, "impossible.jsonl", `{"id": "imp", "leaves": [[10,0,0,10],[10,0,0,-10],[5,3,0,4]], "Lambda": 1.5, "pt_cut": 1e6}
+`)
 	cfg := writeFile(t, dir, "tr.yaml", `version: 1
 name: tr
 datasets:
   - {name: qcd, generator: ginkgo, jets: 6, min_leaves: 5, max_leaves: 8, t_cut: 16}
+  - {name: imp, file: impossible.jsonl}
+  - {name: mix, generator: mixture, points: 8, components: 2, separation: 3, items: 2}
 algorithms:
-  - {name: trellis, marginals: 3, samples: 4}
-  - {name: trellis, label: tiny, memory_limit: 1KiB}
+  - {name: trellis, marginals: 3, samples: 4, datasets: [qcd, imp]}
+  - {name: trellis, label: tiny, memory_limit: 1KiB, datasets: [qcd]}
+  - {name: trellis, label: ties, count_map_trees: true, datasets: [mix]}
 `)
 	var runs []map[string]results.Record
 	for _, w := range []string{"1", "2"} {
@@ -338,9 +344,23 @@ algorithms:
 		if !bytes.Equal(jr, jr2) {
 			t.Errorf("task %s differs between 1 and 2 workers", k)
 		}
-		switch r.Algorithm {
-		case "trellis":
-			if r.Error != "" || r.LogZ == nil || *r.LogZ < *r.LogLikelihood || r.NTrees == nil || *r.NTrees < 1 {
+		switch {
+		case r.Dataset == "imp":
+			// No NaN, no failure: null log Z and log-likelihood, no trees, a warning instead of
+			// marginals and samples.
+			if r.Error != "" || !math.IsInf(r.LogZ.Value(), -1) || !math.IsInf(r.LogLikelihood.Value(), -1) || r.NTrees == nil || *r.NTrees != 0 ||
+				r.Marginals != nil || r.Samples != nil || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "impossible") {
+				t.Errorf("%s: %+v", k, r)
+			}
+		case r.Algorithm == "ties":
+			// Two Gaussian clusters of 4 under the correlation energy: at least the tie rule's tree
+			// reaches the MAP, and its purity lies in the range over all MAP trees.
+			if r.Error != "" || r.MAPTrees == nil || *r.MAPTrees < 1 || r.MAPPurityPairMin == nil || r.MAPPurityPairMax == nil ||
+				*r.MAPPurityPairMin > *r.DendrogramPurityPair+1e-12 || *r.DendrogramPurityPair > *r.MAPPurityPairMax+1e-12 {
+				t.Errorf("%s: %+v", k, r)
+			}
+		case r.Algorithm == "trellis":
+			if r.Error != "" || r.LogZ == nil || *r.LogZ < *r.LogLikelihood || r.NTrees == nil || *r.NTrees < 1 || r.NTreesExact == nil || !*r.NTreesExact {
 				t.Errorf("%s: %+v", k, r)
 			}
 			if r.Marginals == nil || len(r.Marginals.TopClusters) != 3 || len(r.Marginals.MAPClusters) != r.N-1 || len(r.Samples) != 4 {
@@ -349,7 +369,7 @@ algorithms:
 			if r.Marginals != nil && r.Marginals.MAPClusters[0].P < 0.999999 { // the root
 				t.Errorf("%s: root marginal %v", k, r.Marginals.MAPClusters[0].P)
 			}
-		case "tiny":
+		case r.Algorithm == "tiny":
 			if !strings.Contains(r.Error, "N = "+strconv.Itoa(r.N)) || !strings.Contains(r.Error, "over the limit of 1 KiB") {
 				t.Errorf("%s: error %q", k, r.Error)
 			}
@@ -538,6 +558,17 @@ reports: [evidence, dendrograms]
 		}
 		if tr, err := tree.ParseNewick(r.Newick, nil); err != nil || tr.Validate(r.N) != nil {
 			t.Errorf("%s: newick %q: %v", k, r.Newick, err)
+		}
+		// Every record states its tie rule, and keeps only the settings that shaped it.
+		if rule, _ := r.Params["tie_rule"].(string); rule == "" {
+			t.Errorf("%s: no tie_rule in params %v", k, r.Params)
+		}
+		_, hasPi := r.Params["pi"]
+		_, hasAlpha := r.Params["alpha"]
+		_, hasCC := r.Params["cc"]
+		_, hasNIW := r.Params["niw"]
+		if (dp && hasPi) || (r.Params["prior"] == "fixed" && hasAlpha) || (r.Params["model_used"] == "niw") == (hasCC || !hasNIW) {
+			t.Errorf("%s: params %v keep a setting the variant did not use", k, r.Params)
 		}
 	}
 	for _, item := range []string{"0", "1", "2"} {

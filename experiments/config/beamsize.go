@@ -46,7 +46,9 @@ func (b *BeamSize) decodeNode(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
 		return fmt.Errorf("want a number or one of %s, got %s", strings.Join(sortedKeys(beamFormulas), ", "), describe(n))
 	}
-	if x, err := strconv.Atoi(n.Value); err == nil {
+	if x, err := strconv.Atoi(n.Value); err == nil && !isNumber(n, "!!int") {
+		return fmt.Errorf("want a number or a formula in n, got %s%s", describe(n), quotedNumber(n))
+	} else if err == nil {
 		if x < 1 {
 			return fmt.Errorf("must be at least 1, got %d", x)
 		}

@@ -43,7 +43,7 @@ func ParseByteSize(s string) (ByteSize, error) {
 		}
 	}
 	x, err := strconv.ParseFloat(t, 64)
-	if err != nil || x < 0 || x*mult > 1<<62 {
+	if err != nil || !(x >= 0) || x*mult > 1<<62 { // !(x >= 0) also refuses NaN
 		return 0, fmt.Errorf("want a size such as 8GiB or 512MiB, got %q", s)
 	}
 	return ByteSize(x * mult), nil

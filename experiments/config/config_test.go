@@ -263,6 +263,17 @@ algorithms:
 			t.Errorf("error %v does not contain %q", err, want)
 		}
 	}
+	big := strings.Replace(src, "samples: 10, marginals: 5", "samples: 100001, marginals: 10001, count_map_trees: 1", 1)
+	_, err = Parse("t.yaml", []byte(big))
+	for _, want := range []string{
+		"t.yaml:6: algorithms[0].samples: at most 100000 (each sample is a tree in the record), got 100001",
+		"t.yaml:6: algorithms[0].marginals: at most 10000 (each cluster is listed in the record), got 10001",
+		"t.yaml:6: algorithms[0].count_map_trees:",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not contain %q", err, want)
+		}
+	}
 }
 
 func TestParseByteSize(t *testing.T) {
@@ -271,7 +282,7 @@ func TestParseByteSize(t *testing.T) {
 			t.Errorf("ParseByteSize(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "-1", "lots", "1XB", "1e30GiB"} {
+	for _, in := range []string{"", "-1", "lots", "1XB", "1e30GiB", "NaN", "NaN GiB", "Inf", "-0.5KiB"} {
 		if _, err := ParseByteSize(in); err == nil {
 			t.Errorf("ParseByteSize(%q) succeeded", in)
 		}
@@ -294,11 +305,13 @@ func TestBeamParams(t *testing.T) {
 	}
 	bad := strings.Replace(strings.Replace(src, "beam_size: 36", "beam_size: 0", 1), "dedup: float", "dedup: bits", 1)
 	bad = strings.Replace(bad, `"max(3N, N(N-1)/2)"`, "n^2", 1)
+	bad += "  - {name: beam, label: q, beam_size: \"36\"}\n"
 	_, err = Parse("b.yaml", []byte(bad))
 	for _, want := range []string{
 		"b.yaml:7: algorithms[1].beam_size: must be at least 1, got 0",
 		`b.yaml:7: algorithms[1].dedup: must be structure or float, got "bits"`,
 		`b.yaml:8: algorithms[2].beam_size: want a number or one of 3n, max(3n, n(n-1)/2), min(3n, n(n-1)/2), n(n-1)/2, got "n^2"`,
+		`b.yaml:9: algorithms[3].beam_size: want a number or a formula in n, got "36" (a quoted number is a string in YAML; write it without quotes)`,
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not contain %q", err, want)
@@ -350,7 +363,7 @@ algorithms:
 	}
 	// The defaults of schema.go, and the bounds of validate.go accepted at their edges.
 	if p := cfg.Algorithms[0].Params.(*SparseTrellisParams); fmt.Sprint(p.Seeds) != "[greedy beam]" || p.BeamSize.Of(10) != 30 ||
-		p.AllPairsMaxSize != 8 || p.SplitsTried != 25 || p.SplitsKept != 15 || p.MaxClusters != 100000 {
+		p.AllPairsMaxSize != 8 || p.SplitsTried != 25 || p.SplitsKept != 15 || p.MaxClusters != 100000 || p.BeamDedup != "structure" {
 		t.Errorf("defaults %+v", p)
 	}
 	if p := cfg.Algorithms[1].Params.(*SparseTrellisParams); fmt.Sprint(p.Seeds) != "[greedy]" || p.BeamSize.Of(5) != 10 || p.AllPairsMaxSize != 20 || p.MaxClusters != 1 {
@@ -358,7 +371,7 @@ algorithms:
 	}
 	bad := strings.Replace(src, "  - sparse_trellis\n", "  - {name: sparse_trellis, seeds: [], all_pairs_max_size: 0, splits_tried: -1, splits_kept: -2, max_clusters: 0}\n", 1)
 	bad = strings.Replace(bad, "seeds: [greedy], beam_size: \"min(3n, n(n-1)/2)\", all_pairs_max_size: 20", "seeds: [greedy, beam, greedy], beam_size: 0, all_pairs_max_size: 21", 1)
-	bad += "  - {name: sparse_trellis, label: u, seeds: [greedy, astar]}\n"
+	bad += "  - {name: sparse_trellis, label: u, seeds: [greedy, astar], beam_dedup: bits}\n"
 	_, err = Parse("s.yaml", []byte(bad))
 	for _, want := range []string{
 		"s.yaml:6: algorithms[0].seeds: give at least one of greedy, beam",
@@ -370,6 +383,7 @@ algorithms:
 		"s.yaml:7: algorithms[1].beam_size: must be at least 1, got 0",
 		"s.yaml:7: algorithms[1].all_pairs_max_size: must be 1 to 20, got 21",
 		`s.yaml:8: algorithms[2].seeds: unknown seed "astar" (want greedy or beam)`,
+		`s.yaml:8: algorithms[2].beam_dedup: must be structure or float, got "bits"`,
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not contain %q", err, want)

@@ -249,7 +249,15 @@ func (v entryCheck) sparseTrellis(p *SparseTrellisParams) {
 	if p.MaxClusters < 1 {
 		v.bad("max_clusters", "must be positive, got %d", p.MaxClusters)
 	}
+	oneOf(v, "beam_dedup", p.BeamDedup, "structure", "float")
 }
+
+// The trellis lists its samples and top clusters in every record, so their numbers are bounded to
+// keep results.jsonl readable.
+const (
+	maxTrellisSamples   = 100_000
+	maxTrellisMarginals = 10_000
+)
 
 func (v entryCheck) trellis(p *TrellisParams) {
 	if p.Mode != "full" && p.Mode != "map" {
@@ -257,9 +265,13 @@ func (v entryCheck) trellis(p *TrellisParams) {
 	}
 	if p.Marginals < 0 {
 		v.bad("marginals", "must be 0 (none) or positive, got %d", p.Marginals)
+	} else if p.Marginals > maxTrellisMarginals {
+		v.bad("marginals", "at most %d (each cluster is listed in the record), got %d", maxTrellisMarginals, p.Marginals)
 	}
 	if p.Samples < 0 {
 		v.bad("samples", "must be 0 (none) or positive, got %d", p.Samples)
+	} else if p.Samples > maxTrellisSamples {
+		v.bad("samples", "at most %d (each sample is a tree in the record), got %d", maxTrellisSamples, p.Samples)
 	}
 	if p.Mode == "map" && p.Marginals > 0 {
 		v.bad("marginals", "need log Z, which mode: map skips; use mode: full")

@@ -19,6 +19,7 @@ import (
 	"hcbench/experiments/config"
 	"hcbench/experiments/inputs"
 	"hcbench/experiments/results"
+	"hcbench/reports/metrics"
 )
 
 // solution is what an algorithm returns for a record.
@@ -34,8 +35,15 @@ type solution struct {
 	fill func(*results.Record)
 }
 
+// taskEnv is what a task needs to know of the run around it.
+type taskEnv struct {
+	// trellisAtOnce is how many trellis tasks can run at the same time (at least 1): they share
+	// the default memory limit, so that together they stay within it.
+	trellisAtOnce int
+}
+
 // solve runs one algorithm variant on an item. rng is the task's own stream.
-func solve(ctx context.Context, a config.Algorithm, it *inputs.Item, rng *rand.Rand) (solution, error) {
+func solve(ctx context.Context, a config.Algorithm, it *inputs.Item, rng *rand.Rand, env taskEnv) (solution, error) {
 	switch a.Params.(type) {
 	case *config.BHCParams, *config.RBHCParams, *config.EMBHCParams, *config.BHCExactParams, *config.BRTParams:
 		return solveBayes(ctx, a.Params, it, rng)
@@ -58,18 +66,14 @@ func solve(ctx context.Context, a config.Algorithm, it *inputs.Item, rng *rand.R
 		}
 		return solution{tree: r.Tree, logLikelihood: r.LogLikelihood}, nil
 	case *config.TrellisParams:
-		return solveTrellis(ctx, p, it, rng)
+		return solveTrellis(ctx, p, it, rng, env)
 	case *config.SparseTrellisParams:
 		return solveSparse(ctx, p, it, rng)
 	case *config.LinkageParams:
 		return solveLinkage(ctx, p, it)
 	case *config.BeamParams:
 		size := p.BeamSize.Of(it.Leaves())
-		dedup := beam.Structure
-		if p.Dedup == "float" {
-			dedup = beam.Float
-		}
-		r, err := beam.Run(ctx, it.Model, beam.Options{Size: size, Dedup: dedup})
+		r, err := beam.Run(ctx, it.Model, beam.Options{Size: size, Dedup: beamDedup(p.Dedup)})
 		if err != nil {
 			return solution{}, err
 		}
@@ -80,27 +84,42 @@ func solve(ctx context.Context, a config.Algorithm, it *inputs.Item, rng *rand.R
 	return solution{}, fmt.Errorf("algorithm %q is not implemented by the runner", a.Name)
 }
 
-func solveTrellis(ctx context.Context, p *config.TrellisParams, it *inputs.Item, rng *rand.Rand) (solution, error) {
+func solveTrellis(ctx context.Context, p *config.TrellisParams, it *inputs.Item, rng *rand.Rand, env taskEnv) (solution, error) {
+	// The default limit is shared by the trellis tasks that can run at once, so that together they
+	// stay within it; a task over its share fails with N, the estimate and the share.
+	limit := int64(p.MemoryLimit)
+	if limit == 0 {
+		limit = trellis.DefaultMemoryLimit() / int64(max(env.trellisAtOnce, 1))
+	}
 	tr, err := trellis.Build(ctx, it.Model, trellis.Options{
 		Workers:     p.Threads,
 		MAPOnly:     p.Mode == "map",
 		NoCount:     !p.CountTrees,
-		MemoryLimit: int64(p.MemoryLimit),
+		MemoryLimit: limit,
+		Marginals:   p.Marginals > 0,
+		Samples:     p.Samples > 0,
 	})
 	if err != nil {
 		return solution{}, err
 	}
 	sol := solution{tree: tr.MAPTree(), logLikelihood: tr.MAPValue()}
+	// A model may forbid every tree (log Z = −Inf): there is then no posterior to take marginals
+	// of or to sample, which the record says instead of failing the task.
+	nMarginals, nSamples := p.Marginals, p.Samples
+	if (nMarginals > 0 || nSamples > 0) && math.IsInf(tr.LogZ(), -1) {
+		sol.warnings = append(sol.warnings, "every tree is impossible (log Z = −Inf), so there are no marginals or samples")
+		nMarginals, nSamples = 0, 0
+	}
 	var marg *results.Marginals
-	if p.Marginals > 0 {
+	if nMarginals > 0 {
 		if err := tr.Marginals(ctx); err != nil {
 			return solution{}, err
 		}
-		marg = &results.Marginals{MAPClusters: clusterMarginals(tr.MAPClusterMarginals()), TopClusters: clusterMarginals(tr.TopClusters(p.Marginals))}
+		marg = &results.Marginals{MAPClusters: clusterMarginals(tr.MAPClusterMarginals()), TopClusters: clusterMarginals(tr.TopClusters(nMarginals))}
 	}
 	var samples []results.TreeSample
-	if p.Samples > 0 {
-		ss, err := tr.Sample(rng, p.Samples)
+	if nSamples > 0 {
+		ss, err := tr.Sample(ctx, rng, nSamples)
 		if err != nil {
 			return solution{}, err
 		}
@@ -108,17 +127,44 @@ func solveTrellis(ctx context.Context, p *config.TrellisParams, it *inputs.Item,
 			samples = append(samples, results.TreeSample{Newick: s.Tree.Newick(it.Names), LogLikelihood: results.LogProb(s.LogLikelihood)})
 		}
 	}
+	// Some models (the correlation-clustering energy) tie very many trees at the MAP, and the one
+	// MAPTree returns is then chosen by the trellis's tie rule, not the model; count them, and on
+	// labelled data bound the purity the MAP tree could have had.
+	var ties *trellis.Ties
+	if p.CountMAPTrees {
+		var score func(l, r uint32) float64
+		if it.Labels != nil {
+			score = metrics.PairPuritySplits(it.Labels)
+		}
+		tt, err := tr.MAPTies(ctx, mapTieTolerance, score)
+		if err != nil {
+			return solution{}, err
+		}
+		ties = &tt
+	}
 	sol.fill = func(r *results.Record) {
 		if p.Mode != "map" {
 			r.LogZ = results.Log(tr.LogZ())
 		}
-		if c, _ := tr.Count(); p.CountTrees {
-			r.NTrees = &c
+		if c, exact := tr.Count(); p.CountTrees {
+			r.NTrees, r.NTreesExact = &c, &exact
 		}
 		r.Marginals, r.Samples = marg, samples
+		if ties != nil {
+			r.Params["map_tie_tolerance"] = mapTieTolerance
+			r.MAPTrees = &ties.Trees
+			if !math.IsNaN(ties.Min) {
+				r.MAPPurityPairMin, r.MAPPurityPairMax = &ties.Min, &ties.Max
+			}
+		}
 	}
 	return sol, nil
 }
+
+// mapTieTolerance is how far below its subset's best (in log-likelihood) a split of a tree may be
+// for the tree to count as reaching the MAP: far above float noise (~1e−14 on the pam50 energies)
+// and, over the N − 1 splits of a tree, within the 1e−6 by which the reports call a tree the MAP.
+const mapTieTolerance = 1e-9
 
 func clusterMarginals(cs []trellis.ClusterProb) []results.ClusterMarginal {
 	out := make([]results.ClusterMarginal, len(cs))
@@ -128,8 +174,19 @@ func clusterMarginals(cs []trellis.ClusterProb) []results.ClusterMarginal {
 	return out
 }
 
+// beamDedup is the beam rule a config's dedup value names (validated: structure or float).
+func beamDedup(name string) beam.Dedup {
+	if name == "float" {
+		return beam.Float
+	}
+	return beam.Structure
+}
+
+// solveSparse seeds the sparse trellis with greedy and the final beam of a beam search, and records
+// the beam size it used beside the config's parameters.
 func solveSparse(ctx context.Context, p *config.SparseTrellisParams, it *inputs.Item, rng *rand.Rand) (solution, error) {
 	var seeds []*tree.Tree
+	used := map[string]any{}
 	for _, s := range p.Seeds {
 		switch s {
 		case "greedy":
@@ -139,11 +196,13 @@ func solveSparse(ctx context.Context, p *config.SparseTrellisParams, it *inputs.
 			}
 			seeds = append(seeds, g.Tree)
 		case "beam":
-			b, err := beam.Run(ctx, it.Model, beam.Options{Size: p.BeamSize.Of(it.Leaves()), All: true})
+			opts := beam.Options{Size: p.BeamSize.Of(it.Leaves()), Dedup: beamDedup(p.BeamDedup), All: true}
+			b, err := beam.Run(ctx, it.Model, opts)
 			if err != nil {
 				return solution{}, err
 			}
 			seeds = append(seeds, b.Trees...)
+			used["beam_size_used"] = opts.Size
 		}
 	}
 	r, err := sparsetrellis.Run(ctx, it.Model, rng, sparsetrellis.Options{
@@ -152,8 +211,13 @@ func solveSparse(ctx context.Context, p *config.SparseTrellisParams, it *inputs.
 	if err != nil {
 		return solution{}, err
 	}
+	// r.LogLikelihood is the MAP tree re-scored by model.TreeLogLikelihood, as greedy and beam
+	// report theirs, not the dynamic program's sum.
 	return solution{tree: r.Tree, logLikelihood: r.LogLikelihood, fill: func(rec *results.Record) {
 		rec.SparseClusters, rec.SparseSplits = r.Clusters, r.Splits
+		for k, v := range used {
+			rec.Params[k] = v
+		}
 	}}, nil
 }
 

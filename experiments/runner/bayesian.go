@@ -97,8 +97,48 @@ func solveBayes(ctx context.Context, params any, it *inputs.Item, rng *rand.Rand
 		if cm.Model != "niw" {
 			r.Params["cc_used"] = cc
 		}
+		r.Params["tie_rule"] = bayesTieRule(params)
+		dropUnusedBayesParams(r.Params, params, cm.Model)
 	}
 	return sol, nil
+}
+
+// bayesTieRule states the tie rule of the algorithm params runs, which bayesian.md asks every
+// result to carry.
+func bayesTieRule(params any) string {
+	switch params.(type) {
+	case *config.BHCExactParams:
+		return bhc.ExactTieRule
+	case *config.BRTParams:
+		return brt.TieRule
+	}
+	return bhc.TieRule
+}
+
+// dropUnusedBayesParams removes from a record's params the keys that did not shape the result: the
+// prior the variant does not use, and the hyperparameters of the cluster models it did not score
+// with, so that a record never suggests a setting mattered.
+func dropUnusedBayesParams(rp map[string]any, params any, modelUsed string) {
+	var prior string
+	switch p := params.(type) {
+	case *config.BHCParams:
+		prior = p.Prior
+	case *config.RBHCParams:
+		prior = p.Prior
+	case *config.EMBHCParams:
+		prior = p.Prior
+	}
+	switch prior {
+	case "dp":
+		delete(rp, "pi")
+	case "fixed":
+		delete(rp, "alpha")
+	}
+	if modelUsed == "niw" {
+		delete(rp, "cc")
+	} else {
+		delete(rp, "niw")
+	}
 }
 
 // completeVectors returns the item's feature vectors, which the conjugate models need complete.

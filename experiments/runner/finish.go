@@ -25,22 +25,21 @@ func Finish(dir string, m results.Manifest, recs []results.Record) ([]string, er
 // finish is Finish with only the reports named.
 func finish(dir string, m results.Manifest, recs []results.Record, names []string) ([]string, error) {
 	in := reports.Input{Experiment: m.Experiment, Datasets: m.Datasets, Algorithms: m.Algorithms, Records: recs}
-	files, err := reports.Write(names, in, filepath.Join(dir, ReportsDir))
-	if err != nil {
-		return files, err
-	}
+	// A report that fails does not keep bench.txt and the page from being written: they hold the
+	// records and the reports that did succeed. Its error is returned after them.
+	files, reportErr := reports.Write(names, in, filepath.Join(dir, ReportsDir))
 	var b bytes.Buffer
 	if err := results.WriteBench(&b, m, recs); err != nil {
-		return files, err
+		return files, errors.Join(reportErr, err)
 	}
 	if err := results.WriteFileAtomic(filepath.Join(dir, BenchFile), b.Bytes()); err != nil {
-		return files, err
+		return files, errors.Join(reportErr, err)
 	}
 	page, err := webpage.Write(dir)
 	if err != nil {
-		return files, err
+		return files, errors.Join(reportErr, err)
 	}
-	return append(files, page), nil
+	return append(files, page), reportErr
 }
 
 // Open reads a whole or merged run directory: its manifest and records. A directory of shards

@@ -461,9 +461,17 @@ func runTasks(ctx context.Context, tasks []plan.Task, p *plan.Plan, items *itemS
 		recs    []results.Record
 		writeEr error
 	)
+	env := taskEnv{trellisAtOnce: 1}
+	trellisTasks := 0
+	for _, t := range tasks {
+		if _, ok := t.Algorithm.Params.(*config.TrellisParams); ok {
+			trellisTasks++
+		}
+	}
+	env.trellisAtOnce = max(1, min(workers, trellisTasks))
 	forEach(ctx, len(tasks), workers, func(k int) {
 		t := tasks[k]
-		rec, ok := runTask(ctx, p, t, items)
+		rec, ok := runTask(ctx, p, t, items, env)
 		if !ok {
 			return // abandoned on cancellation; a resumed run redoes it
 		}
@@ -487,7 +495,7 @@ func runTasks(ctx context.Context, tasks []plan.Task, p *plan.Plan, items *itemS
 
 // runTask runs one task and builds its record. ok is false when the task was cut short by
 // cancellation and must not be recorded.
-func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet) (rec results.Record, ok bool) {
+func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet, env taskEnv) (rec results.Record, ok bool) {
 	d := t.Dataset
 	rec = results.Record{
 		Schema:        results.RecordSchema,
@@ -521,7 +529,7 @@ func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet) (re
 	}
 	rng := seeds.Stream(p.Config.Seed, plan.SeedKey(t.Key))
 	start := time.Now()
-	sol, err := safeSolve(ctx, t.Algorithm, it, rng)
+	sol, err := safeSolve(ctx, t.Algorithm, it, rng, env)
 	rec.Seconds = time.Since(start).Seconds()
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
@@ -547,13 +555,13 @@ func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet) (re
 
 // safeSolve turns a panic inside an algorithm into a failed task, so that one bad task never
 // takes the others down; the stack goes into the error for a bug report.
-func safeSolve(ctx context.Context, a config.Algorithm, it *inputs.Item, rng *rand.Rand) (sol solution, err error) {
+func safeSolve(ctx context.Context, a config.Algorithm, it *inputs.Item, rng *rand.Rand, env taskEnv) (sol solution, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("internal error (please report): panic: %v\n%s", r, debug.Stack())
 		}
 	}()
-	return solve(ctx, a, it, rng)
+	return solve(ctx, a, it, rng, env)
 }
 
 // addPurity scores the tree (and the flat clustering, if any) against the item's labels.

@@ -290,6 +290,21 @@ func summaryRows(m results.Manifest) []row {
 		add("Shard", m.Shard.String(), false)
 	}
 	add("Merged from", strings.Join(m.MergedFrom, ", "), false)
+	if len(m.Sessions) > 1 {
+		// A resumed or merged run: which build wrote how much, flagged when they differ (a run
+		// resumed or merged with -allow-other-build mixes results of different code).
+		var ss []string
+		mixed := false
+		for _, se := range m.Sessions {
+			text := fmt.Sprintf("%s, %s: %d records", se.Build, se.Host, se.Records)
+			if se.Shard != nil {
+				text = "shard " + se.Shard.String() + ": " + text
+			}
+			ss = append(ss, text)
+			mixed = mixed || se.Build != m.Sessions[0].Build
+		}
+		add("Sessions", strings.Join(ss, "; "), mixed)
+	}
 	add("Data sets", strings.Join(m.Datasets, ", "), false)
 	add("Algorithms", strings.Join(m.Algorithms, ", "), false)
 	add("Reports", strings.Join(m.Reports, ", "), false)

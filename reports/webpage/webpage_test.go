@@ -526,7 +526,13 @@ func TestManifestSummary(t *testing.T) {
 	m = testManifest()
 	m.MergedFrom = []string{"manifest-shard-0-of-2.json", "manifest-shard-1-of-2.json"}
 	rs = append(rs, summaryRows(m)...)
+	// A run resumed by another build lists its sessions, marked.
+	m = testManifest()
+	old := results.Build{Revision: "aaaa", GoVersion: "go1.26.8"}
+	m.Sessions = []results.Session{{Build: old, Host: "h1", Records: 7}, {Build: results.Build{Revision: "bbbb", Modified: true, GoVersion: "go1.26.8"}, Host: "h2", Records: 5}}
+	rs = append(rs, summaryRows(m)...)
 	for _, want := range []row{
+		{"Sessions", "revision aaaa, go1.26.8, h1: 7 records; revision bbbb (modified), go1.26.8, h2: 5 records", true},
 		{"Shard", "1/4", false},
 		{"Ended", "—", false},
 		{"Status", "interrupted (stopped by a signal; finished tasks are kept)", true},
