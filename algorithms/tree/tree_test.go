@@ -2,6 +2,8 @@ package tree
 
 import (
 	"fmt"
+	"math"
+	"math/big"
 	"strings"
 	"testing"
 )
@@ -27,6 +29,32 @@ func TestAllBinaryCountsAndDistinct(t *testing.T) {
 		}
 		if n >= 2 && NumBinary(n) != float64(want[n]) {
 			t.Errorf("NumBinary(%d) = %v, want %d", n, NumBinary(n), want[n])
+		}
+	}
+}
+
+// TestNumBinaryExactness checks the doc's claim against exact big-integer double factorials:
+// exact through n = 16, and from n = 17 within n·1.1e−16 relative but no longer the integer.
+func TestNumBinaryExactness(t *testing.T) {
+	exact := big.NewInt(1)
+	for n := 2; n <= 30; n++ {
+		if n >= 3 {
+			exact.Mul(exact, big.NewInt(int64(2*n-3)))
+		}
+		got := new(big.Float).SetFloat64(NumBinary(n))
+		want := new(big.Float).SetInt(exact)
+		if n <= 16 {
+			if got.Cmp(want) != 0 {
+				t.Errorf("NumBinary(%d) = %v, want exactly %v", n, got, exact)
+			}
+			continue
+		}
+		rel, _ := new(big.Float).Quo(new(big.Float).Sub(got, want), want).Float64()
+		if math.Abs(rel) > float64(n)*1.1e-16 {
+			t.Errorf("NumBinary(%d) relative error %g, beyond %g", n, rel, float64(n)*1.1e-16)
+		}
+		if n == 17 && got.Cmp(want) == 0 {
+			t.Errorf("NumBinary(17) = 31!! exactly, which float64 cannot hold")
 		}
 	}
 }
