@@ -12,8 +12,6 @@ import (
 	"hcbench/algorithms/model/ginkgo/ginkgotest"
 	"hcbench/algorithms/model/modeltest"
 	"hcbench/algorithms/tree"
-	"hcbench/datasets/jets"
-	"hcbench/datasets/shareddata"
 	gen "hcbench/generators/ginkgo"
 )
 
@@ -187,20 +185,7 @@ var referenceGreedy = []struct {
 
 func TestReferenceJets(t *testing.T) {
 	// Tolerance 1e-9: the reference sums the same float64 terms in another order.
-	byID := map[string]jets.Jet{}
-	for _, f := range []string{"truth_4", "truth_5", "truth_9"} {
-		path, err := shareddata.Path("clustertrellis/" + f + ".jsonl")
-		if err != nil {
-			t.Fatal(err)
-		}
-		js, err := jets.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, j := range js {
-			byID[string(j.ID)] = j
-		}
-	}
+	byID := ginkgotest.PublicJets(t)
 	for _, ref := range referenceGreedy {
 		j, ok := byID[ref.id]
 		if !ok {

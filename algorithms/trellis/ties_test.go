@@ -19,23 +19,11 @@ import (
 // tied for the MAP have different totals.
 var splitScore = modeltest.Random(0, 99, 0).Psi
 
-// treeScore is the total of score over the splits of tr, each split scored as (the child holding
-// the parent's lowest item, the other), as MAPTies presents them.
+// treeScore is the total of a symmetric score over the splits of tr.
 func treeScore(tr *tree.Tree, score func(l, r uint32) float64) float64 {
-	masks := make([]uint32, len(tr.Nodes))
-	s := 0.0
-	for _, v := range tr.PostOrder() {
-		nd := tr.Nodes[v]
-		if nd.IsLeaf() {
-			masks[v] = 1 << nd.Item
-			continue
-		}
-		a, b := masks[nd.Children[0]], masks[nd.Children[1]]
-		if b&-b < a&-a {
-			a, b = b, a
-		}
-		s += score(a, b)
-		masks[v] = a | b
+	s, err := model.TreeLogLikelihood(modeltest.Func{N: tr.Items(), Psi: score}, tr)
+	if err != nil {
+		panic(err)
 	}
 	return s
 }

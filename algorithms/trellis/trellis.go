@@ -29,6 +29,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"sync"
 
 	"hcbench/algorithms/model"
 	"hcbench/algorithms/model/ginkgo"
@@ -267,12 +268,17 @@ func (t *Trellis) Count() (float64, bool) {
 // The limit holds for one trellis. Several built at the same time (tasks run by concurrent
 // workers) each get all of it and together can exceed the memory; a caller running k of them at
 // once should give each DefaultMemoryLimit()/k.
-func DefaultMemoryLimit() int64 {
+//
+// The memory is read once per process (reading the cgroup files costs about 0.2 ms, more than a
+// whole trellis of 10 items).
+func DefaultMemoryLimit() int64 { return defaultMemoryLimit() }
+
+var defaultMemoryLimit = sync.OnceValue(func() int64 {
 	if m := availableMemory(); m > 0 {
 		return m / 2
 	}
 	return 4 << 30
-}
+})
 
 func formatBytes(b int64) string {
 	switch {

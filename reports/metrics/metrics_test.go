@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"hcbench/algorithms/model"
+	"hcbench/algorithms/model/modeltest"
 	"hcbench/algorithms/tree"
 )
 
@@ -336,19 +338,11 @@ func randomTree(rng *rand.Rand, n int) *tree.Tree {
 	return tr
 }
 
-// splitSum adds score over the splits of a binary tree.
+// splitSum adds a symmetric score over the splits of a binary tree.
 func splitSum(tr *tree.Tree, score func(l, r uint32) float64) float64 {
-	masks := make([]uint32, len(tr.Nodes))
-	s := 0.0
-	for _, v := range tr.PostOrder() {
-		nd := tr.Nodes[v]
-		if nd.IsLeaf() {
-			masks[v] = 1 << nd.Item
-			continue
-		}
-		l, r := masks[nd.Children[0]], masks[nd.Children[1]]
-		s += score(l, r)
-		masks[v] = l | r
+	s, err := model.TreeLogLikelihood(modeltest.Func{N: tr.Items(), Psi: score}, tr)
+	if err != nil {
+		panic(err)
 	}
 	return s
 }
