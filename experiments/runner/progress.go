@@ -24,12 +24,13 @@ type progress struct {
 	start time.Time
 }
 
-func newProgress(total int, terminal bool, w io.Writer, log *slog.Logger, every time.Duration) *progress {
+// newProgress shows the progress of total units of what ("items" while data are made, "tasks").
+func newProgress(what string, total int, terminal bool, w io.Writer, log *slog.Logger, every time.Duration) *progress {
 	pr := &progress{total: total, start: time.Now(), stop: make(chan struct{})}
 	if terminal {
 		pr.p = mpb.New(mpb.WithOutput(w), mpb.WithWidth(40))
 		pr.bar = pr.p.AddBar(int64(total),
-			mpb.PrependDecorators(decor.Name("tasks "), decor.CountersNoUnit("%d/%d", decor.WCSyncWidth)),
+			mpb.PrependDecorators(decor.Name(what+" "), decor.CountersNoUnit("%d/%d", decor.WCSyncWidth)),
 			mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Name(" eta "), decor.AverageETA(decor.ET_STYLE_GO)),
 		)
 		return pr
@@ -51,7 +52,7 @@ func newProgress(total int, terminal bool, w io.Writer, log *slog.Logger, every 
 				done, fail := pr.done, pr.fail
 				pr.mu.Unlock()
 				elapsed := time.Since(pr.start)
-				args := []any{"done", done, "total", pr.total, "failed", fail, "elapsed", elapsed.Round(time.Second)}
+				args := []any{"of", what, "done", done, "total", pr.total, "failed", fail, "elapsed", elapsed.Round(time.Second)}
 				if done > 0 {
 					eta := time.Duration(float64(elapsed) / float64(done) * float64(pr.total-done))
 					args = append(args, "eta", eta.Round(time.Second))

@@ -196,7 +196,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	if (opts.SaveData || p.Config.SaveData) && opts.Shard != nil {
 		log.Warn("save_data is ignored by a shard, which loads only its own items; run the config whole to save its data")
 	}
-	items := loadItems(ctx, p, todo, save, workers)
+	items := loadItems(ctx, p, todo, save, workers, opts, log)
 	for _, d := range p.Datasets {
 		if w := items.shortfall(d); w != "" {
 			log.Error(w)
@@ -362,7 +362,7 @@ func (s *itemSet) shortfall(d *inputs.Dataset) string {
 // loadItems materialises the items that the tasks need (every item, with all) on the worker pool.
 // Items are independent (each has its own random stream), so the result does not depend on the
 // pool or on which items are loaded.
-func loadItems(ctx context.Context, p *plan.Plan, tasks []plan.Task, all bool, workers int) *itemSet {
+func loadItems(ctx context.Context, p *plan.Plan, tasks []plan.Task, all bool, workers int, opts Options, log *slog.Logger) *itemSet {
 	s := &itemSet{index: map[*inputs.Dataset]int{}}
 	need := make([][]bool, len(p.Datasets))
 	for k, d := range p.Datasets {
@@ -386,10 +386,14 @@ func loadItems(ctx context.Context, p *plan.Plan, tasks []plan.Task, all bool, w
 			}
 		}
 	}
+	// Making items can take long (rejection sampling of rare leaf counts), so it shows progress too.
+	pr := newProgress("items", len(jobs), opts.Terminal, opts.Progress, log, opts.ProgressEvery)
 	forEach(ctx, len(jobs), workers, func(j int) {
 		jb := jobs[j]
 		s.items[jb.d][jb.i], s.errs[jb.d][jb.i] = p.Datasets[jb.d].Load(jb.i)
+		pr.add(s.errs[jb.d][jb.i] != nil)
 	})
+	pr.close(ctx.Err() != nil)
 	for _, jb := range jobs {
 		if s.items[jb.d][jb.i] == nil && s.errs[jb.d][jb.i] == nil {
 			s.errs[jb.d][jb.i] = ctx.Err()
@@ -455,7 +459,7 @@ func saveData(dir string, p *plan.Plan, items *itemSet, log *slog.Logger) error 
 
 // runTasks runs every task and returns the records written, in the order they finished.
 func runTasks(ctx context.Context, tasks []plan.Task, p *plan.Plan, items *itemSet, w *results.Writer, workers int, opts Options, log *slog.Logger) ([]results.Record, error) {
-	pr := newProgress(len(tasks), opts.Terminal, opts.Progress, log, opts.ProgressEvery)
+	pr := newProgress("tasks", len(tasks), opts.Terminal, opts.Progress, log, opts.ProgressEvery)
 	var (
 		mu      sync.Mutex
 		recs    []results.Record
