@@ -39,8 +39,8 @@ func purity(in Input, dir string) ([]string, error) {
 		for _, a := range in.Algorithms {
 			var leaf, pair, flat, adj []float64
 			n, labelled, leaves := 0, 0, 0
-			for _, recs := range items {
-				r, ok := recs[a]
+			for _, id := range sortedItemIDs(items) { // a fixed order, so the sums are the same every run
+				r, ok := items[id][a]
 				if !ok {
 					continue
 				}
@@ -224,13 +224,7 @@ type tieRecord struct {
 
 // mapTies reads the MAP ties of an exact record; ok is false when it has none.
 func mapTies(r results.Record) (t tieRecord, ok bool) {
-	get := func(v *float64) float64 {
-		if v != nil {
-			return *v
-		}
-		return math.NaN()
-	}
-	t = tieRecord{trees: get(r.MAPTrees), lo: get(r.MAPPurityPairMin), hi: get(r.MAPPurityPairMax)}
+	t = tieRecord{trees: deref(r.MAPTrees), lo: deref(r.MAPPurityPairMin), hi: deref(r.MAPPurityPairMax)}
 	return t, r.MAPTrees != nil
 }
 
@@ -244,8 +238,8 @@ func mapTiesTable(in Input, items map[string]map[string]results.Record) (table.T
 	}
 	for _, a := range in.Algorithms {
 		var trees, rule, lo, hi []float64
-		for _, recs := range items {
-			r, ok := recs[a]
+		for _, id := range sortedItemIDs(items) {
+			r, ok := items[id][a]
 			if !ok || r.AlgorithmName != exactName {
 				continue
 			}
@@ -262,10 +256,7 @@ func mapTiesTable(in Input, items map[string]map[string]results.Record) (table.T
 			continue
 		}
 		slices.Sort(trees)
-		med := trees[len(trees)/2]
-		if len(trees)%2 == 0 {
-			med = (trees[len(trees)/2-1] + med) / 2
-		}
+		med := median(trees)
 		rm, rs := meanStd(rule)
 		lm, ls := meanStd(lo)
 		hm, hs := meanStd(hi)

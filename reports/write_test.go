@@ -35,6 +35,15 @@ func orderInput() Input {
 					r.LogLikelihood, r.TruthLogLikelihood = results.Log(-10.7-x*1.3), results.Log(-11.3-x)
 				case "bhc":
 					r.LogEvidence = results.Log(-100 - x*x*x)
+					r.FlatPurity, r.AdjustedPurity = ptr(0.5+x/10), ptr(0.4+x/10)
+				}
+				// Labelled leaves and purities for the purity report; the trellis also counts
+				// its MAP trees.
+				r.LeafLabels = []string{"A", "A", "B", "B", "", "A"}[:r.N]
+				r.LabelledLeaves = 4 + i%2
+				r.DendrogramPurity, r.DendrogramPurityPair = ptr(0.3+x/3), ptr(0.2+x/7)
+				if a == "trellis" {
+					r.MAPTrees, r.MAPPurityPairMin, r.MAPPurityPairMax = ptr(float64(3+i)), ptr(0.1+x/9), ptr(0.6+x/11)
 				}
 				in.Records = append(in.Records, r)
 			}
@@ -47,7 +56,7 @@ func orderInput() Input {
 // and in 5 shuffles (results.jsonl is in the order tasks finished): the tables must be the same
 // to the byte.
 func TestReportsIgnoreRecordOrder(t *testing.T) {
-	names := []string{"summary", "runtime", "likelihood_gap", "z_vs_map", "evidence"}
+	names := []string{"summary", "runtime", "likelihood_gap", "z_vs_map", "evidence", "purity"}
 	tables := func(in Input) map[string]string {
 		dir := t.TempDir()
 		files, err := Write(names, in, dir)
@@ -68,8 +77,8 @@ func TestReportsIgnoreRecordOrder(t *testing.T) {
 	}
 	in := orderInput()
 	want := tables(in)
-	if len(want) != 11 {
-		t.Fatalf("wrote %d tables, want 11", len(want))
+	if len(want) != 13 {
+		t.Fatalf("wrote %d tables, want 13", len(want))
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for k := range 5 {
@@ -138,3 +147,6 @@ func TestReachesExactMAP(t *testing.T) {
 		}
 	}
 }
+
+// ptr returns a pointer to v, for the optional fields of a record.
+func ptr(v float64) *float64 { return &v }

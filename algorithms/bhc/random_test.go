@@ -253,8 +253,8 @@ func twoGroups(seed uint64, n int) [][]float64 {
 // TestRandomizedTopSplit checks, for 20 seeds and both filters, that RBHC (m = 20) on two groups
 // of 100 points 80 standard deviations apart puts the two groups exactly under the root's two
 // children: every point outside the subsample must be filtered to its own group's side. (A
-// subsample with no point of one group, probability 2^−19 per run, would break this; with these
-// fixed seeds it does not happen.)
+// subsample of 20 of the 200 points with no point of one group, probability 2·C(100,20)/C(200,20)
+// ≈ 6.6e−7 per run, would break this; with these fixed seeds it does not happen.)
 func TestRandomizedTopSplit(t *testing.T) {
 	const half = 100
 	x := twoGroups(1, half)

@@ -106,8 +106,8 @@ func (o Op) String() string {
 const TieTolerance = 1e-9
 
 // TieRule states the tie rule for result records (design note §3 and §9 ask for it in the
-// output); its 1e-9 is TieTolerance.
-const TieRule = "ratios within 1e-9 of the best tie; then join, absorb, collapse; then the smallest (min id, max id); the smaller id absorbs"
+// output).
+var TieRule = fmt.Sprintf("ratios within %g of the best tie; then join, absorb, collapse; then the smallest (min id, max id); the smaller id absorbs", TieTolerance)
 
 // Options configures Run.
 type Options struct {

@@ -627,7 +627,7 @@ slow: \
 // parent xl, and p set up with the sweep's lb and rb), four splits at a time in the groups of
 // splitsFullAVX2: the bound without selects for all four, then the rest of the Go loop's body, in
 // lane order, for the lanes that pass it. It stops, returning the parent, at hi, at a parent with
-// fewer than 4 splits (left to the caller, with nSlow and over 0), or after a parent whose slow
+// fewer than 4 splits (left to the caller, with nSlow and over 0), or at a parent whose slow
 // splits it deferred (nSlow or over set, for the caller to add). Taking whole runs of parents
 // saves a Go call per parent. Registers as in splitsFullAVX2, with DI = p, Y12 best, Y13 maxSlope,
 // Y14 maxC and Y15 negLogNorm (broadcast).

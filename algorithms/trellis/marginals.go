@@ -111,6 +111,13 @@ func (t *Trellis) SubHierarchyMarginal(h *tree.Tree) (float64, error) {
 	if h == nil || h.Root < 0 || h.Root >= len(h.Nodes) {
 		return 0, errors.New("trellis: empty sub-hierarchy")
 	}
+	for _, nd := range h.Nodes {
+		for _, c := range nd.Children {
+			if c < 0 || c >= len(h.Nodes) {
+				return 0, errors.New("trellis: sub-hierarchy node with a child outside the tree")
+			}
+		}
+	}
 	psi, err := t.subsetScorer()
 	if err != nil {
 		return 0, err
@@ -153,7 +160,8 @@ func (t *Trellis) TopClusters(k int) []ClusterProb {
 		return nil
 	}
 	// Insertion into a sorted list costs O(2^N·k) moves at worst (marginals growing with the
-	// mask), but at N = 20 and k = 1000 that is about 0.2 s, against 15 s for the bottom-up pass.
+	// mask); at N = 20 and k = 1000 that was measured at 0.2–0.95 s on a loaded machine, small
+	// beside the two passes over the trellis that marginals take.
 	type mp struct {
 		x uint32
 		p float64

@@ -102,6 +102,7 @@ func TestSubHierarchyMarginalBadInput(t *testing.T) {
 		{"item outside", tree.Leaf(4)},
 		{"repeated item", &tree.Tree{Nodes: []tree.Node{{Item: 1}, {Item: 1}, {Children: []int{0, 1}, Item: -1}}, Root: 2}},
 		{"three children", &tree.Tree{Nodes: []tree.Node{{Item: 0}, {Item: 1}, {Item: 2}, {Children: []int{0, 1, 2}, Item: -1}}, Root: 3}},
+		{"child outside the nodes", &tree.Tree{Nodes: []tree.Node{{Item: 0}, {Children: []int{0, 5}, Item: -1}}, Root: 1}},
 	} {
 		if _, err := tr.SubHierarchyMarginal(c.h); err == nil {
 			t.Errorf("%s: no error", c.name)

@@ -109,8 +109,10 @@ func (s *sampler) draw(rng *rand.Rand, v uint32) (uint32, float64) {
 // never chosen. A product u = f·total with f < 1 can still round to total itself; then it is the
 // last split of positive weight, the first whose cumulative weight reaches total.
 func pick(cum []float64, u float64) int {
-	if total := cum[len(cum)-1]; u >= total {
-		return sort.SearchFloat64s(cum, total)
+	// !(u < total) also catches a NaN, which must not pick past the end: the caller recurses
+	// into the split it gets.
+	if total := cum[len(cum)-1]; !(u < total) {
+		return min(sort.SearchFloat64s(cum, total), len(cum)-1)
 	}
 	return sort.Search(len(cum), func(i int) bool { return cum[i] > u })
 }
@@ -129,7 +131,8 @@ func (s *sampler) cumWeights(v uint32) []float64 {
 	for u := uint32(0); u != rest; u = (u - rest) & rest {
 		l := low | u
 		r := v ^ l
-		if p := s.psi.LogPsi(l, r); !math.IsInf(p, -1) {
+		// As in the bottom-up pass, a split of log ψ = −Inf or NaN has no weight.
+		if p := s.psi.LogPsi(l, r); p > math.Inf(-1) {
 			sum += math.Exp(p + t.nodes[l].z + t.nodes[r].z - zv)
 		}
 		cum = append(cum, sum)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"hcbench/algorithms/model/modeltest"
@@ -33,6 +34,35 @@ func TestPick(t *testing.T) {
 	}
 	if got := pick([]float64{tiny, tiny}, f*tiny); got != 0 {
 		t.Errorf("subnormal total: split %d, want 0", got)
+	}
+	// A NaN u (or total) picks a split that exists.
+	if got := pick(cum, math.NaN()); got < 0 || got >= len(cum) {
+		t.Errorf("u = NaN: split %d of %d", got, len(cum))
+	}
+}
+
+// TestSampleNaNSplit: a model with a NaN split (log ψ undefined) is sampled as the bottom-up pass
+// treats it, as an impossible split: every sampled tree is valid and avoids it. The old sampler
+// picked past the end of the splits and recursed forever.
+func TestSampleNaNSplit(t *testing.T) {
+	m := modeltest.Func{N: 4, Psi: func(l, r uint32) float64 {
+		if l == 0b0001 && r == 0b0010 || l == 0b0010 && r == 0b0001 {
+			return math.NaN()
+		}
+		return -float64(bits.OnesCount32(l|r)) / 4
+	}}
+	tr := build(t, m, Options{})
+	if math.IsNaN(tr.LogZ()) || math.IsInf(tr.LogZ(), 0) {
+		t.Fatalf("log Z = %v", tr.LogZ())
+	}
+	ss, err := tr.Sample(context.Background(), rand.New(rand.NewPCG(1, 2)), 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range ss {
+		if err := s.Tree.Validate(4); err != nil || strings.Contains(s.Tree.Canonical().Newick(nil), "(0,1)") || math.IsNaN(s.LogLikelihood) {
+			t.Fatalf("sampled %s (%v), log-likelihood %v", s.Tree.Newick(nil), err, s.LogLikelihood)
+		}
 	}
 }
 

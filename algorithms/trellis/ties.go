@@ -2,7 +2,6 @@ package trellis
 
 import (
 	"context"
-	"fmt"
 	"hcbench/algorithms/model"
 	"math"
 	"math/bits"
@@ -26,7 +25,7 @@ import (
 // Bytes per subset that MAPTies allocates: tree counts and the subsets listed by size, and with a
 // score its least and greatest sums.
 const (
-	tiesBytes      = 8 + 4
+	tiesBytes      = 8 + 8 + 4 // counts, best values, subsets by size
 	tiesScoreBytes = 16
 )
 
@@ -43,28 +42,23 @@ type Ties struct {
 // MAPTies counts the trees that reach the MAP within tol (≥ 0, in log-potential, per split) and,
 // when score is not nil, the range of Σ score(L, R) over their splits. score receives the two
 // children of a split as masks, L the one holding the parent's lowest item; it must be safe for
-// concurrent calls. The pass scores 3^N/2 splits, as the bottom-up pass, and allocates 12 bytes per
-// subset (28 with a score) for as long as it runs; it fails with ErrTooLarge, before allocating,
-// when that and the trellis's own tables would exceed the memory limit. The result does not depend
+// concurrent calls. The pass scores 3^N/2 splits, as the bottom-up pass, and allocates 20 bytes per
+// subset (36 with a score) for as long as it runs; it fails with ErrTooLarge, before allocating,
+// when 36 bytes per subset and the trellis's own tables would exceed the memory limit. The result does not depend
 // on the number of workers. It returns ctx.Err() when cancelled.
 func (t *Trellis) MAPTies(ctx context.Context, tol float64, score func(l, r uint32) float64) (Ties, error) {
-	per := int64(tiesBytes)
-	if score != nil {
-		per += tiesScoreBytes
-	}
 	o := t.opts
 	o.Marginals = o.Marginals || t.outside != nil
-	sm := t.model.(model.SubsetModel)
-	if need := MemoryNeeded(sm, o) + per<<t.n; need > t.limit {
-		return Ties{}, fmt.Errorf("%w: N = %d needs about %s for its tables and the MAP ties, over the limit of %s",
-			ErrTooLarge, t.n, formatBytes(need), formatBytes(t.limit))
+	o.MAPTies = true
+	if err := checkMemory(t.model.(model.SubsetModel), o, t.limit); err != nil {
+		return Ties{}, err
 	}
 	psi, err := t.subsetScorer()
 	if err != nil {
 		return Ties{}, err
 	}
 	size := 1 << t.n
-	trees := make([]float64, size)
+	trees, best := make([]float64, size), make([]float64, size)
 	var lo, hi []float64
 	if score != nil {
 		lo, hi = make([]float64, size), make([]float64, size)
@@ -75,29 +69,53 @@ func (t *Trellis) MAPTies(ctx context.Context, tol float64, score func(l, r uint
 	// Subsets of one size depend only on smaller ones, so each size is one parallel layer; every
 	// subset sums its own splits in a fixed order, which keeps the result independent of workers.
 	layers := make([][]uint32, t.n+1)
+	for k, c := 0, 1; k <= t.n; k++ { // c = C(n, k), so no layer grows past its size
+		layers[k] = make([]uint32, 0, c)
+		c = c * (t.n - k) / (k + 1)
+	}
 	for x := uint32(1); x <= t.full; x++ {
 		k := bits.OnesCount32(x)
 		layers[k] = append(layers[k], x)
 	}
+	// Each subset's best is taken again here, from the same psi that scores its splits: the pass's
+	// own MAP values come from the model's fast kernel where it has one, which can differ from
+	// psi in the last bits, and then no split would be within a small tol of them.
+	scratch := make([][]float64, max(t.opts.Workers, 1))
 	for _, layer := range layers[2:] {
-		err := parallel(ctx, len(layer), t.opts.Workers, func(_, i int) {
+		err := parallel(ctx, len(layer), t.opts.Workers, func(w, i int) {
 			x := layer[i]
-			best := t.nodes[x].m
+			low := x & -x
+			rest := x ^ low
+			if scratch[w] == nil {
+				scratch[w] = make([]float64, 1<<(t.n-1))
+			}
+			vs := scratch[w][:0]
+			b := math.Inf(-1)
+			for u := rest; ; u = (u - 1) & rest {
+				l := low | u
+				v := math.Inf(-1)
+				if r := x ^ l; r != 0 {
+					v = psi.LogPsi(l, r) + best[l] + best[r]
+					if v > b {
+						b = v
+					}
+				}
+				vs = append(vs, v)
+				if u == 0 {
+					break
+				}
+			}
+			best[x] = b
 			cnt, mn, mx := 0.0, math.Inf(1), math.Inf(-1)
-			if !math.IsInf(best, -1) {
-				low := x & -x
-				rest := x ^ low
-				for u := rest; ; u = (u - 1) & rest {
-					l := low | u
-					if r := x ^ l; r != 0 {
-						v := psi.LogPsi(l, r) + t.nodes[l].m + t.nodes[r].m
-						// A −Inf split (or child) is never tied: best − v is +Inf.
-						if best-v <= tol {
-							cnt += trees[l] * trees[r]
-							if score != nil {
-								s := score(l, r)
-								mn, mx = min(mn, s+lo[l]+lo[r]), max(mx, s+hi[l]+hi[r])
-							}
+			if !math.IsInf(b, -1) {
+				for j, u := 0, rest; ; j, u = j+1, (u-1)&rest {
+					// A −Inf split (or child), or a NaN one, is never tied.
+					if l := low | u; b-vs[j] <= tol {
+						r := x ^ l
+						cnt += trees[l] * trees[r]
+						if score != nil {
+							s := score(l, r)
+							mn, mx = min(mn, s+lo[l]+lo[r]), max(mx, s+hi[l]+hi[r])
 						}
 					}
 					if u == 0 {

@@ -29,6 +29,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"strings"
 	"sync"
 
 	"hcbench/algorithms/model"
@@ -48,11 +49,11 @@ type Options struct {
 	// MemoryLimit bounds the bytes the trellis may take (MemoryNeeded); ≤ 0 means
 	// DefaultMemoryLimit().
 	MemoryLimit int64
-	// Marginals and Samples declare that Marginals and Sample will be called, so that Build's
-	// memory check counts their tables too and fails before the pass rather than after it. An
-	// undeclared Marginals or Sample checks the limit itself before allocating. Neither goes
-	// with MAPOnly.
-	Marginals, Samples bool
+	// Marginals, Samples and MAPTies declare that the methods of those names will be called, so
+	// that Build's memory check (and MemoryNeeded) counts their tables too and fails before the
+	// pass rather than after it. An undeclared call checks the limit itself before allocating.
+	// Marginals and Samples do not go with MAPOnly.
+	Marginals, Samples, MAPTies bool
 	// blockBits overrides the block size (tests); 0 picks one.
 	blockBits int
 	// generic forces the model.SubsetScorer path even for models with a kernel of their own
@@ -99,7 +100,8 @@ const (
 // MemoryNeeded returns the bytes a trellis over m's items takes with opts: per subset, 32 for the
 // node table, 4 for the backpointers, 8 for the counts (none with NoCount), m.SubsetBytes() for the
 // model's subset scorer (built by the generic path, and by Marginals, Sample and MAPTies for
-// models with a kernel of their own), 8 with Marginals and at most 8 with Samples. Scratch space
+// models with a kernel of their own), 8 with Marginals, at most 8 with Samples and 36 with MAPTies
+// (while it runs). Scratch space
 // of O(2^(N/2)) per worker, and the trees Sample returns, are left out.
 func MemoryNeeded(m model.SubsetModel, opts Options) int64 {
 	per := 1<<nodeShift + bpBytes + m.SubsetBytes()
@@ -112,6 +114,9 @@ func MemoryNeeded(m model.SubsetModel, opts Options) int64 {
 	if opts.Samples {
 		per += sampleCacheBytes
 	}
+	if opts.MAPTies {
+		per += tiesBytes + tiesScoreBytes
+	}
 	return int64(per) << m.Items()
 }
 
@@ -121,14 +126,18 @@ func checkMemory(m model.SubsetModel, opts Options, limit int64) error {
 	if need <= limit {
 		return nil
 	}
-	what := "its tables"
-	switch {
-	case opts.Marginals && opts.Samples:
-		what = "its tables, marginals and sampling"
-	case opts.Marginals:
-		what = "its tables and marginals"
-	case opts.Samples:
-		what = "its tables and sampling"
+	parts := []string{"its tables"}
+	for _, x := range []struct {
+		on   bool
+		name string
+	}{{opts.Marginals, "marginals"}, {opts.Samples, "sampling"}, {opts.MAPTies, "the MAP ties"}} {
+		if x.on {
+			parts = append(parts, x.name)
+		}
+	}
+	what := parts[0]
+	if k := len(parts); k > 1 {
+		what = strings.Join(parts[:k-1], ", ") + " and " + parts[k-1]
 	}
 	return fmt.Errorf("%w: N = %d needs about %s for %s, over the limit of %s (raise memory_limit, or use an approximate algorithm)",
 		ErrTooLarge, m.Items(), formatBytes(need), what, formatBytes(limit))

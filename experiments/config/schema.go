@@ -255,7 +255,7 @@ type TrellisParams struct {
 	CountMAPTrees bool     `yaml:"count_map_trees" default:"false" help:"count the trees that reach the MAP (every split within 1e-9 of its cluster's best; map_trees) and, on labelled data, the least and greatest pair-weighted dendrogram purity among them; a second pass over the trellis, for models whose MAP is heavily tied (the correlation-clustering energy)"`
 	Marginals     int      `yaml:"marginals" default:"0" help:"report the posterior marginal of every MAP cluster and of the k most probable clusters, k = this value; 0: none (the marginals take a second pass, twice as long as the first)"`
 	Samples       int      `yaml:"samples" default:"0" help:"draw this many trees from the exact posterior, reproducible from the task seed"`
-	MemoryLimit   ByteSize `yaml:"memory_limit" default:"0" help:"most memory one task's tables may take: bytes, or a number with KiB, MiB or GiB; 0: half of the memory the process may use (RAM, or its cgroup's limit when lower), shared among the trellis tasks that can run at once. A larger N fails before allocating, with a message naming N, the estimate and the limit"`
+	MemoryLimit   ByteSize `yaml:"memory_limit" default:"0" help:"most memory one task's tables may take: bytes, or a number with KiB, MiB or GiB; 0: half of the memory the process may use (RAM, or its cgroup's limit when lower), a budget that the trellis tasks running at once share (a task waits for its share). A larger N fails before allocating, with a message naming N, the estimate and the limit"`
 	Threads       int      `yaml:"threads" default:"0" help:"goroutines for one pass; 0: all cores. Results are identical for any value"`
 }
 
@@ -315,11 +315,11 @@ var (
 
 // reportHelp lists the report names `reports:` accepts.
 var reportHelp = map[string]string{
-	"summary":        "per data set and algorithm: items, failures, mean ± std log-likelihood, log Z where computed, and mean gap to truth (Markdown and CSV)",
+	"summary":        "per data set and algorithm: items, failures, mean ± std log-likelihood, log Z and log evidence where computed (means over finite values; −inf ones counted), and mean gap to truth (Markdown and CSV)",
 	"runtime":        "median seconds per algorithm against the number of leaves N: a table (Markdown and CSV) and a log-scale plot (PNG and SVG)",
 	"likelihood_gap": "for every two algorithms, the mean ± std of their log-likelihood difference on the same items, in the layout of ML4PS 2020 Table 1, overall and by N; how often each reaches the exact MAP; a histogram of each difference",
 	"z_vs_map":       "log Z against the exact MAP per item, coloured by N, with y = x (ML4PS 2020 Fig. 3), and the distribution of log Z − MAP",
-	"purity":         "for labelled data: dendrogram purity (leaf- and pair-weighted), flat and adjusted purity per algorithm; for up to 50 items, a row per item with each tree's gap to the exact MAP and its purity",
+	"purity":         "for labelled data: dendrogram purity (leaf- and pair-weighted), flat and adjusted purity per algorithm; for up to 50 items, a row per item with each tree's gap to the exact MAP and its purity; with the trellis's count_map_trees, the number of trees that reach the MAP and the range of their purity",
 	"evidence":       "for the Bayesian algorithms: mean ± standard error of log p(D|T) per data set and algorithm, as the BRT slides' table (BHC with the DP prior, BHC with a fixed π, BRT), the Corollary-1 lower bound, and for every two algorithms the mean ± std of their difference on the same items and how often the first is within 1e-9 of the second",
 	"dendrograms":    "for labelled data: every algorithm's tree of the first item side by side, leaves named and coloured by class (grey: unknown), as ML4PS 2020 Fig. 4 (PNG and SVG)",
 }

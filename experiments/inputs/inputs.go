@@ -250,7 +250,7 @@ func (d *Dataset) openVectors(cfg *config.Config, file, format string, o labelle
 	}
 	if len(vd.Classes) > 0 {
 		if positions, err = classRows(data, vd.Classes); err != nil {
-			return fmt.Errorf("data set %s: %w", d.Name, err)
+			return cfg.Problem(&d.Config, "classes", "%v (in %s)", err, path)
 		}
 		data = data.Subset(positions)
 	}
@@ -329,12 +329,12 @@ func splitModel(x [][]float64, sm config.SplitModel, mask bool) (model.Model, er
 // classRows returns the rows of data whose label is one of classes, each of which must occur.
 func classRows(data *labelled.Data, classes []string) ([]int, error) {
 	if data.Labels == nil {
-		return nil, errors.New("classes: the data have no labels")
+		return nil, errors.New("the data have no labels")
 	}
 	counts := data.LabelCounts()
 	for _, c := range classes {
 		if counts[c] == 0 {
-			return nil, fmt.Errorf("classes: no row has the label %q", c)
+			return nil, fmt.Errorf("no row has the label %q", c)
 		}
 	}
 	var rows []int

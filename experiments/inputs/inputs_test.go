@@ -236,3 +236,18 @@ func TestOpenReportsEveryBadLine(t *testing.T) {
 		}
 	}
 }
+
+// TestClassesErrorPointsAtTheLine: a `classes` label that no row of the file has is reported at
+// the key's line of the config, naming the label and the file.
+func TestClassesErrorPointsAtTheLine(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "v.csv"), []byte("a,b,label\n1,2,x\n3,4,y\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := parse(t, dir, "version: 1\nname: c\ndatasets:\n  - name: v\n    file: v.csv\n    split_model: none\n    classes: [x, nine]\nalgorithms: [linkage]\n")
+	_, err := Open(cfg, cfg.Datasets[0])
+	want := filepath.Join(dir, "exp.yaml") + `:7: datasets[0].classes: no row has the label "nine"`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want one containing %q", err, want)
+	}
+}

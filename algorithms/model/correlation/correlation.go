@@ -16,15 +16,15 @@
 // inside X and neg(X) the c-weighted sum of |negative| weights inside X, so per-cluster sums make
 // each split a few additions.
 //
-// Summed over a tree, the energy barely depends on the tree: a pair is cut once, at its lowest
-// common ancestor, and kept inside a child at every split above it, so
+// Summed over a tree, only the negative weights depend on the tree: a pair is cut once, at its
+// lowest common ancestor, and kept inside a child at every split above it, so
 //
 //	E(tree) = Σ_{w_ij > 0} w_ij + c·Σ_{w_ij < 0} |w_ij|·depth(lca(i, j))    (the root has depth 0).
 //
 // The positive weights add the same constant to every tree, the MAP tree only separates negative
 // pairs as high as it can, and many trees tie for it (trellis.MAPTies counts them). Greedy merging
-// pays nothing to join a pair with w ≤ 0 (its energy is Σ max(w, 0) over the pairs cut), so it
-// joins dissimilar items first.
+// pays nothing to join two single items of w ≤ 0 (a merge of clusters L and R costs the positive
+// weights between them plus neg(L) + neg(R)), so it joins dissimilar items first.
 package correlation
 
 import (
