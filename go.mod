@@ -35,5 +35,6 @@ require (
 	github.com/olekukonko/ll v0.1.6 // indirect
 	github.com/vbauerster/cupwriter v0.0.4 // indirect
 	golang.org/x/image v0.46.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 )

@@ -210,7 +210,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", 0, "tasks run at once (default: the config's workers, else all cores)")
 	saveData := fs.Bool("save-data", false, "also write generated data sets to data/<name>.jsonl in the run directory")
 	every := fs.Duration("progress", 10*time.Second, "when stderr is not a terminal, log a progress line this often (0: never)")
-	otherBuild := fs.Bool("allow-other-build", false, "resume a run directory whose records another build (revision or Go version) wrote; the manifest lists each session's build")
+	otherBuild := fs.Bool("allow-other-build", false, "resume a run directory whose records another build (another executable: its SHA-256 differs) wrote; the manifest lists each session's build")
 	files, err := parse(fs, args)
 	if err != nil {
 		return ExitUsage
@@ -366,7 +366,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("merge", stderr, "merge [-out DIR] [-partial] [-allow-other-build] DIR...")
 	out := fs.String("out", "", "the merged run directory (default runs/<name>-merged-<UTC time>); must not exist or be empty")
 	partial := fs.Bool("partial", false, "merge even when tasks are missing (the manifest then says incomplete)")
-	otherBuild := fs.Bool("allow-other-build", false, "merge shards that different builds (revision or Go version) wrote; the merged manifest lists each shard's build")
+	otherBuild := fs.Bool("allow-other-build", false, "merge shards that different builds (other executables: their SHA-256 differ) wrote; the merged manifest lists each shard's build")
 	dirs, err := parse(fs, args)
 	if err != nil {
 		return ExitUsage
@@ -385,7 +385,8 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 		}
 		dir = defaultRunDir(name, time.Now())
 	}
-	o, err := runner.Merge(dirs, runner.MergeOptions{Out: dir, Partial: *partial, AllowOtherBuild: *otherBuild})
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	o, err := runner.Merge(dirs, runner.MergeOptions{Out: dir, Partial: *partial, AllowOtherBuild: *otherBuild, Log: log})
 	if err != nil {
 		fmt.Fprintln(stderr, "hcbench:", err)
 		return ExitFailure
@@ -423,6 +424,11 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		}
 		if len(names) == 0 {
 			fmt.Fprintf(stderr, "hcbench: -reports %q names no report\n", *only)
+			return ExitUsage
+		}
+		if err := runner.CheckReports(names); err != nil {
+			fmt.Fprintln(stderr, "hcbench: -reports:", err)
+			fs.Usage()
 			return ExitUsage
 		}
 	}

@@ -53,7 +53,7 @@ func runOK(t *testing.T, args ...string) string {
 }
 
 // olderBuild stands for a build of other code than the one under test.
-var olderBuild = results.Build{Revision: "1111111111111111111111111111111111111111", GoVersion: "go1.25.0"}
+var olderBuild = results.Build{Revision: "1111111111111111111111111111111111111111", GoVersion: "go1.25.0", Executable: strings.Repeat("e", 64)}
 
 // TestResumeWithOtherBuild resumes a run whose records another build wrote: refused, naming both
 // builds, with nothing touched; with -allow-other-build it runs the rest, and the manifest, the
@@ -79,11 +79,11 @@ func TestResumeWithOtherBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Sessions[0].Build, m.Sessions[0].Records = olderBuild, 70
-	m.Revision, m.Modified, m.GoVersion, m.Status = olderBuild.Revision, false, olderBuild.GoVersion, results.StatusRunning
+	m.Revision, m.Modified, m.GoVersion, m.Executable, m.Status = olderBuild.Revision, false, olderBuild.GoVersion, olderBuild.Executable, results.StatusRunning
 	writeManifest(t, mpath, m)
 
 	code, _, stderr := run(t, context.Background(), "run", cfg, "-out", out)
-	want := "records in " + out + " were written by another build than this one (" + this.String() + "): manifest.json records revision 1111111111111111111111111111111111111111, go1.25.0"
+	want := "records in " + out + " were written by another build than this one (" + this.String() + "): manifest.json records revision 111111111111, go1.25.0, executable sha256 eeeeeeeeeeee (the executables differ)"
 	if code != ExitFailure || !strings.Contains(stderr, want) || !strings.Contains(stderr, "-allow-other-build") {
 		t.Errorf("resume with another build: exit %d, want %d and %q\n%s", code, ExitFailure, want, stderr)
 	}
@@ -109,8 +109,97 @@ func TestResumeWithOtherBuild(t *testing.T) {
 	if want := "commit: " + olderBuild.Commit() + "," + this.Commit() + "\n"; !strings.Contains(string(bench), want) {
 		t.Errorf("bench.txt lacks %q:\n%.300s", want, bench)
 	}
-	if stdout := runOK(t, "compare", out, out); !strings.Contains(stdout, "mixed builds: revision 111111111111 go1.25.0 + ") {
+	if stdout := runOK(t, "compare", out, out); !strings.Contains(stdout, "mixed builds: revision 111111111111, go1.25.0, executable sha256 eeeeeeeeeeee + "+this.String()) {
 		t.Errorf("compare header does not show the builds:\n%.400s", stdout)
+	}
+}
+
+// TestResumeAfterEditingTrackedConfig runs hcbench as `go run` does (a binary without a VCS
+// stamp, here the test binary) in a git checkout, adds a report to the run's tracked config and
+// resumes: one executable is one build, so the resume is accepted although git now calls the
+// tree modified; before, the modified flag made it "another build" and the resume was refused.
+func TestResumeAfterEditingTrackedConfig(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	repo := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=hcbench test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = repo
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, b)
+		}
+	}
+	writeFile(t, repo, "go.mod", "module hcbench\n\ngo 1.26\n")
+	writeFile(t, repo, "small.yaml", smallConfig)
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-q", "-m", "checkout")
+	out := filepath.Join(t.TempDir(), "run")
+	hcbench := func() string {
+		t.Helper()
+		cmd := command(t, "run", "small.yaml", "-out", out)
+		cmd.Dir = repo
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("hcbench run in the checkout: %v\n%s", err, b)
+		}
+		return string(b)
+	}
+	hcbench()
+	mpath := filepath.Join(out, runner.ManifestFile)
+	if m := readManifest(t, mpath); m.RevisionSource != "git" || m.Modified {
+		t.Fatalf("first run: revision from %q, modified %v; want it from git, unmodified (the test binary carries no VCS stamp, as a go run binary)", m.RevisionSource, m.Modified)
+	}
+	writeFile(t, repo, "small.yaml", smallConfig+"reports: [summary, runtime]\n")
+	if log := hcbench(); !strings.Contains(log, "(80 found finished and skipped)") {
+		t.Errorf("resume after adding a report:\n%s", log)
+	}
+	m := readManifest(t, mpath)
+	if len(m.Sessions) != 2 || !m.Sessions[1].Modified || m.Sessions[0].Executable != m.Sessions[1].Executable || len(m.Builds()) != 1 {
+		t.Errorf("sessions %+v, builds %v; want two sessions of one executable, the second in a modified tree", m.Sessions, m.Builds())
+	}
+	if _, err := os.Stat(filepath.Join(out, "reports", "runtime.png")); err != nil {
+		t.Errorf("the added report: %v", err)
+	}
+}
+
+// TestResumeRefusesOtherExecutable resumes a run whose manifest names another executable with
+// the same revision, modified flag and Go version, as two different uncommitted trees at one
+// commit have: refused, since the executable is the build. A merge of shards of the two
+// executables is refused likewise.
+func TestResumeRefusesOtherExecutable(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "small.yaml", smallConfig)
+	out := filepath.Join(dir, "run")
+	runOK(t, "run", cfg, "-out", out)
+	mpath := filepath.Join(out, runner.ManifestFile)
+	m := readManifest(t, mpath)
+	other := m.Build()
+	if other.Executable == "" {
+		t.Fatalf("the manifest has no executable hash: %+v (build warning %q)", other, m.BuildWarning)
+	}
+	other.Executable = strings.Repeat("0", 64)
+	m.Sessions[0].Build, m.Executable = other, other.Executable
+	writeManifest(t, mpath, m)
+	code, _, stderr := run(t, context.Background(), "run", cfg, "-out", out)
+	want := "manifest.json records " + other.String() + " (the executables differ)"
+	if code != ExitFailure || !strings.Contains(stderr, want) || !strings.Contains(stderr, "-allow-other-build") {
+		t.Errorf("resume with another executable: exit %d, want %d and %q\n%s", code, ExitFailure, want, stderr)
+	}
+
+	sh := filepath.Join(dir, "sh")
+	for _, s := range []string{"0/2", "1/2"} {
+		runOK(t, "run", cfg, "-out", sh, "-shard", s)
+	}
+	spath := filepath.Join(sh, "manifest-shard-1-of-2.json")
+	m = readManifest(t, spath)
+	m.Sessions[0].Build = other
+	writeManifest(t, spath, m)
+	code, _, stderr = run(t, context.Background(), "merge", "-out", filepath.Join(dir, "merged"), sh)
+	if code != ExitFailure || !strings.Contains(stderr, "the shards were written by 2 different builds (the executables differ)") {
+		t.Errorf("merge of two executables: exit %d\n%s", code, stderr)
 	}
 }
 
@@ -149,6 +238,30 @@ func TestMergeChecksBuildsAndDirectories(t *testing.T) {
 	if len(mm.Sessions) != 2 || *mm.Sessions[0].Shard != (results.Shard{Index: 0, Count: 2}) || mm.Sessions[0].Build != this ||
 		*mm.Sessions[1].Shard != (results.Shard{Index: 1, Count: 2}) || mm.Sessions[1].Build != olderBuild || mm.Sessions[1].Records != 40 {
 		t.Errorf("merged sessions %+v", mm.Sessions)
+	}
+}
+
+// TestMergeWarnsWhenALockCannotBeProbed merges shards one of whose lock files cannot be opened
+// (a symbolic link to itself), as a lock that cannot be probed on some network file system: the
+// merge warns that it cannot tell whether the shard still runs and merges. Before, it stopped
+// with the probe's error ("bad file descriptor" on NFS).
+func TestMergeWarnsWhenALockCannotBeProbed(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "small.yaml", smallConfig)
+	sh := filepath.Join(dir, "sh")
+	for _, s := range []string{"0/2", "1/2"} {
+		runOK(t, "run", cfg, "-out", sh, "-shard", s)
+	}
+	lock := filepath.Join(sh, ".lock-shard-1-of-2")
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Base(lock), lock); err != nil {
+		t.Skipf("no symbolic link: %v", err)
+	}
+	code, stdout, stderr := run(t, context.Background(), "merge", "-out", filepath.Join(dir, "merged"), sh)
+	if code != ExitOK || !strings.Contains(stderr, "cannot tell whether shard 1/2 in run directory "+sh+" is still being written") || !strings.Contains(stdout, "merged 2 shards") {
+		t.Errorf("merge with a lock it cannot probe: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
 
@@ -274,8 +387,21 @@ func TestReportChosenReports(t *testing.T) {
 	if stdout := runOK(t, "report", out); !strings.Contains(stdout, "likelihood_gap.md") || !strings.Contains(stdout, "summary.md") {
 		t.Errorf("report after adding one:\n%s", stdout)
 	}
-	if code, _, stderr := run(t, context.Background(), "report", "-reports", "summary,nope", out); code != ExitFailure || !strings.Contains(stderr, `unknown report "nope"`) {
-		t.Errorf("unknown report: exit %d\n%s", code, stderr)
+	if code, _, stderr := run(t, context.Background(), "report", "-reports", "summary,nope", out); code != ExitUsage || !strings.Contains(stderr, `unknown report "nope"`) || !strings.Contains(stderr, "Usage: hcbench report") {
+		t.Errorf("unknown report: exit %d, want %d (a usage error) with the usage\n%s", code, ExitUsage, stderr)
+	}
+	// Resuming the finished run with its config, which lists summary only, keeps the added
+	// report; a config that asks for another adds it after the config's.
+	runOK(t, "run", cfg, "-out", out)
+	if m := readManifest(t, filepath.Join(out, runner.ManifestFile)); !slices.Equal(m.Reports, []string{"summary", "likelihood_gap"}) {
+		t.Errorf("manifest reports after a resume %v, want summary and likelihood_gap", m.Reports)
+	}
+	more := writeFile(t, dir, "more.yaml", smallConfig+"reports: [runtime, summary]\n")
+	if stdout := runOK(t, "run", more, "-out", out); !strings.Contains(stdout, "likelihood_gap.md") {
+		t.Errorf("resume with another report:\n%s", stdout)
+	}
+	if m := readManifest(t, filepath.Join(out, runner.ManifestFile)); !slices.Equal(m.Reports, []string{"runtime", "summary", "likelihood_gap"}) {
+		t.Errorf("manifest reports after a resume with runtime %v, want runtime, summary, likelihood_gap", m.Reports)
 	}
 }
 

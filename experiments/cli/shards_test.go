@@ -165,9 +165,11 @@ func TestKillAndResume(t *testing.T) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-	// While it runs, the directory is locked: a second run into it is refused, naming the pid.
+	// While it runs, the directory is locked: a second run into it is refused, naming the pid
+	// and host.
 	code, _, stderr := run(t, context.Background(), "run", cfg, "-out", out)
-	if want := fmt.Sprintf("run directory %s is in use by another hcbench process (pid %d)", out, cmd.Process.Pid); code != ExitFailure || !strings.Contains(stderr, want) {
+	host, _ := os.Hostname()
+	if want := fmt.Sprintf("run directory %s is in use by another hcbench process (pid %d on host %s)", out, cmd.Process.Pid, host); code != ExitFailure || !strings.Contains(stderr, want) {
 		t.Errorf("second run while the first runs: exit %d, want %d and %q\n%s", code, ExitFailure, want, stderr)
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {

@@ -101,8 +101,10 @@ type Row struct {
 	NewFailures []Failure
 	Fixed       []string
 
-	regressions   []string
-	timeRegressed bool
+	// qualityRegressions are the regression lines of quality and failures; timeRegression the
+	// line of a time regression, "" when there is none. The row's status counts the first.
+	qualityRegressions []string
+	timeRegression     string
 }
 
 // Metric is a quality metric's mean over the items where both runs have it. Items = 0 means the
@@ -226,8 +228,12 @@ func Compare(old, new Run, o Options) *Result {
 		rw.LogEvidence = metric(evOld, ev)
 		rw.Purity = metric(purOld, pur)
 		rw.Time = timing(tOld, tNew)
-		rw.timeRegressed, rw.TimeWaived = timeVerdict(rw.Time, th, res.TimeNote)
-		rw.regressions = regressions(rw, th)
+		var slower bool
+		slower, rw.TimeWaived = timeVerdict(rw.Time, th, res.TimeNote)
+		if slower {
+			rw.timeRegression = timeRegression(rw, th)
+		}
+		rw.qualityRegressions = qualityRegressions(rw, th)
 		res.Rows = append(res.Rows, *rw)
 	}
 	slices.SortFunc(res.Rows, func(a, b Row) int {
@@ -409,8 +415,14 @@ func (r *Row) qualityUnchanged() bool {
 	return len(r.NewlyInfinite) == 0
 }
 
-// Regressions returns the row's regressions, one line each.
-func (r *Row) Regressions() []string { return r.regressions }
+// Regressions returns the row's regressions, one line each: quality and failures, then time.
+func (r *Row) Regressions() []string {
+	out := slices.Clone(r.qualityRegressions)
+	if r.timeRegression != "" {
+		out = append(out, r.timeRegression)
+	}
+	return out
+}
 
 // MinTimed is the shortest median task time (seconds) whose slowdown can be a regression: below
 // a millisecond a task's time is mostly timer and scheduler noise, which a run of hundreds of
@@ -420,13 +432,13 @@ const MinTimed = 1e-3
 // TimeRegressed reports whether the median slowed by more than the time threshold with
 // p < Alpha, the new median being at least MinTimed, over at least MinTimeSamples tasks on the
 // same machine (never when the threshold is 0).
-func (r *Row) TimeRegressed() bool { return r.timeRegressed }
+func (r *Row) TimeRegressed() bool { return r.timeRegression != "" }
 
 // Regressions returns one human-readable line per regression; empty = none.
 func (r *Result) Regressions() []string {
 	var out []string
 	for i := range r.Rows {
-		out = append(out, r.Rows[i].regressions...)
+		out = append(out, r.Rows[i].Regressions()...)
 	}
 	return out
 }
@@ -441,7 +453,7 @@ func (r *Result) Problems() []string {
 	}
 	if n := len(r.OnlyOld); n > 0 && !r.AllowMissing {
 		out = append(out, fmt.Sprintf("%d %s of OLD %s missing from NEW (%s); compare with -allow-missing to compare the tasks both have",
-			n, plural(n, "task", "tasks"), plural(n, "is", "are"), firstFew(r.OnlyOld, 3)))
+			n, results.Plural(n, "task", "tasks"), results.Plural(n, "is", "are"), firstFew(r.OnlyOld, 3)))
 	}
 	for _, d := range []struct {
 		run  string
@@ -449,7 +461,7 @@ func (r *Result) Problems() []string {
 	}{{"OLD", r.DuplicatesOld}, {"NEW", r.DuplicatesNew}} {
 		if n := len(d.keys); n > 0 {
 			out = append(out, fmt.Sprintf("%s records %d %s twice (%s), as two processes running into one directory at once do; resume it (hcbench run with its -out) to keep the first record of each",
-				d.run, n, plural(n, "task", "tasks"), firstFew(d.keys, 3)))
+				d.run, n, results.Plural(n, "task", "tasks"), firstFew(d.keys, 3)))
 		}
 	}
 	return out
@@ -494,7 +506,9 @@ func qualityChecks(r *Row, th config.Thresholds) []struct {
 // worsening is how much worse NEW is than OLD on a metric (positive: worse).
 func worsening(m Metric, sign float64) float64 { return -sign * m.Delta }
 
-func regressions(r *Row, th config.Thresholds) []string {
+// qualityRegressions lists the row's regressions of quality (a metric worse beyond its
+// threshold, a tree newly −Inf) and its new failures.
+func qualityRegressions(r *Row, th config.Thresholds) []string {
 	where := r.Dataset + "/" + r.Algorithm
 	var out []string
 	for _, c := range qualityChecks(r, th) {
@@ -514,17 +528,19 @@ func regressions(r *Row, th config.Thresholds) []string {
 	}
 	if n := len(r.NewlyInfinite); n > 0 {
 		out = append(out, fmt.Sprintf("%s: log-likelihood −Inf on %d %s finite in OLD (%s)",
-			where, n, plural(n, "item", "items"), firstFew(r.NewlyInfinite, 5)))
-	}
-	if r.TimeRegressed() {
-		t := r.Time
-		out = append(out, fmt.Sprintf("%s: median time rose by %.1f%% (%ss → %ss, p=%.3f n=%d; threshold %g%%)",
-			where, 100*(t.Ratio-1), num(t.Old), num(t.New), t.P, t.Tasks, 100*th.Time))
+			where, n, results.Plural(n, "item", "items"), firstFew(r.NewlyInfinite, 5)))
 	}
 	for _, f := range r.NewFailures {
 		out = append(out, fmt.Sprintf("%s: task %s succeeded in OLD and fails in NEW: %s", where, f.Key, oneLine(f.Error)))
 	}
 	return out
+}
+
+// timeRegression is the regression line of a row whose times regressed (timeVerdict).
+func timeRegression(r *Row, th config.Thresholds) string {
+	t := r.Time
+	return fmt.Sprintf("%s/%s: median time rose by %.1f%% (%ss → %ss, p=%.3f n=%d; threshold %g%%)",
+		r.Dataset, r.Algorithm, 100*(t.Ratio-1), num(t.Old), num(t.New), t.P, t.Tasks, 100*th.Time)
 }
 
 // num formats a mean or difference with enough digits to see a change at the default
@@ -534,13 +550,6 @@ func num(v float64) string {
 		return "—"
 	}
 	return fmt.Sprintf("%.7g", v)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // firstFew lists up to n strings, saying how many more there are.

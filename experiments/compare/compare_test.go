@@ -599,4 +599,15 @@ func TestTimeNeedsSamplesAndOneMachine(t *testing.T) {
 			t.Errorf("the quality line counts the time regression: %q", line)
 		}
 	}
+	// A quality regression beside the time one: the quality line counts it alone, and the
+	// regressions list quality before time.
+	new.Records[0].LogLikelihood = results.Log(new.Records[0].LogLikelihood.Value() - 1)
+	res = Compare(old, new, Options{Thresholds: th})
+	wantRegressions(t, res, []string{"t/greedy: mean log-likelihood fell"}, []string{"t/greedy: median time rose"})
+	out := text(t, res)
+	for line := range strings.Lines(out) {
+		if strings.Contains(line, "quality") && !strings.HasSuffix(line, " 1 REGRESSION\n") {
+			t.Errorf("quality line with a quality and a time regression: %q, want it to count 1\n%s", line, out)
+		}
+	}
 }

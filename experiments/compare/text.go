@@ -40,20 +40,20 @@ func (r *Result) writeText(bw *bytes.Buffer) {
 		m        results.Manifest
 		recorded int
 	}{{"old", r.Old, r.OldRecorded}, {"new", r.New, r.NewRecorded}} {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", run.name, orUnknown(run.m.Experiment, "experiment"), revision(run.m), started(run.m.Start), host(run.m), status(run.m, run.recorded))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", run.name, results.OrUnknown(run.m.Experiment, "(experiment unknown)"), builds(run.m), started(run.m.Start), host(run.m), status(run.m, run.recorded))
 	}
 	tw.Flush()
 	fmt.Fprintf(bw, "  thresholds: %s\n", thresholds(r.Thresholds))
 	if r.ConfigHashDiffers() {
 		fmt.Fprintf(bw, "  note: the config hashes differ (old %s, new %s): the runs come from different configs, and only the tasks they share are compared\n",
-			short(orUnknown(r.Old.ConfigHash, "unknown")), short(orUnknown(r.New.ConfigHash, "unknown")))
+			results.Short(results.OrUnknown(r.Old.ConfigHash, "unknown")), results.Short(results.OrUnknown(r.New.ConfigHash, "unknown")))
 	}
 	for _, only := range []struct {
 		run  string
 		keys []string
 	}{{"OLD", r.OnlyOld}, {"NEW", r.OnlyNew}} {
 		if n := len(only.keys); n > 0 {
-			fmt.Fprintf(bw, "  note: %d %s only in %s (not compared): %s\n", n, plural(n, "task", "tasks"), only.run, firstFew(only.keys, listed))
+			fmt.Fprintf(bw, "  note: %d %s only in %s (not compared): %s\n", n, results.Plural(n, "task", "tasks"), only.run, firstFew(only.keys, listed))
 		}
 	}
 	if r.Thresholds.Time > 0 && r.TimeNote != "" {
@@ -75,13 +75,13 @@ func (r *Result) writeText(bw *bytes.Buffer) {
 	if len(regs) == 0 {
 		fmt.Fprintln(bw, "\nno regressions")
 	} else {
-		fmt.Fprintf(bw, "\n%d %s:\n", len(regs), plural(len(regs), "regression", "regressions"))
+		fmt.Fprintf(bw, "\n%d %s:\n", len(regs), results.Plural(len(regs), "regression", "regressions"))
 		for _, l := range regs {
 			fmt.Fprintf(bw, "  %s\n", l)
 		}
 	}
 	if probs := r.Problems(); len(probs) > 0 {
-		fmt.Fprintf(bw, "\n%d %s:\n", len(probs), plural(len(probs), "problem", "problems"))
+		fmt.Fprintf(bw, "\n%d %s:\n", len(probs), results.Plural(len(probs), "problem", "problems"))
 		for _, l := range probs {
 			fmt.Fprintf(bw, "  %s\n", l)
 		}
@@ -96,20 +96,17 @@ func (r *Row) writeRows(tw io.Writer, th config.Thresholds) {
 	}
 	// The quality line counts the regressions of quality and failures; a slower time is shown on
 	// its own line.
-	n := len(r.regressions)
-	if r.timeRegressed {
-		n--
-	}
+	n := len(r.qualityRegressions)
 	status := "no change"
 	switch {
 	case r.Tasks == 0 && len(r.NewFailures)+len(r.Fixed)+r.FailedBoth == 0:
 		status = "no task in both runs"
 	case n > 0:
-		status = fmt.Sprintf("%d %s", n, plural(n, "REGRESSION", "REGRESSIONS"))
+		status = fmt.Sprintf("%d %s", n, results.Plural(n, "REGRESSION", "REGRESSIONS"))
 	case !r.qualityUnchanged():
 		status = "changed, within thresholds"
 	case len(r.Fixed) > 0:
-		status = fmt.Sprintf("no change; %d %s fixed", len(r.Fixed), plural(len(r.Fixed), "task", "tasks"))
+		status = fmt.Sprintf("no change; %d %s fixed", len(r.Fixed), results.Plural(len(r.Fixed), "task", "tasks"))
 	}
 	fmt.Fprintf(tw, "  %s\t%d\tquality\t\t\t\t%s\n", label, r.Tasks, status)
 	line := func(metric, old, new, delta, verdict string) {
@@ -137,7 +134,7 @@ func (r *Row) writeRows(tw io.Writer, th config.Thresholds) {
 		line(fmt.Sprintf("%s (%d)", names[i], m.Items), num(m.Old), num(m.New), signed(m.Delta), verdict)
 	}
 	if n := len(r.NewlyInfinite); n > 0 {
-		line("log-likelihood −Inf", "finite", "−Inf", "", fmt.Sprintf("REGRESSION: %d %s (%s)", n, plural(n, "item", "items"), firstFew(r.NewlyInfinite, listed)))
+		line("log-likelihood −Inf", "finite", "−Inf", "", fmt.Sprintf("REGRESSION: %d %s (%s)", n, results.Plural(n, "item", "items"), firstFew(r.NewlyInfinite, listed)))
 	}
 	if t := r.Time; t.Tasks > 0 {
 		verdict := fmt.Sprintf("p=%.3f n=%d", t.P, t.Tasks)
@@ -145,7 +142,7 @@ func (r *Row) writeRows(tw io.Writer, th config.Thresholds) {
 			verdict = "~ (" + verdict + ")"
 		}
 		switch {
-		case r.timeRegressed:
+		case r.TimeRegressed():
 			verdict = fmt.Sprintf("REGRESSION (slower by %.1f%% > %g%%) %s", 100*(t.Ratio-1), 100*th.Time, verdict)
 		case r.TimeWaived != "":
 			verdict = fmt.Sprintf("slower by %.1f%% > %g%%, not a regression (%s) %s", 100*(t.Ratio-1), 100*th.Time, r.TimeWaived, verdict)
@@ -160,10 +157,10 @@ func (r *Row) writeRows(tw io.Writer, th config.Thresholds) {
 		line("fails in NEW", "ok", "error", "", fmt.Sprintf("REGRESSION: item %s: %s", f.Item, oneLine(f.Error)))
 	}
 	if n := len(r.Fixed); n > 0 {
-		line("fixed in NEW", "error", "ok", "", fmt.Sprintf("%d %s: %s", n, plural(n, "task", "tasks"), firstFew(r.Fixed, listed)))
+		line("fixed in NEW", "error", "ok", "", fmt.Sprintf("%d %s: %s", n, results.Plural(n, "task", "tasks"), firstFew(r.Fixed, listed)))
 	}
 	if r.FailedBoth > 0 {
-		line("failed in both", "", "", "", fmt.Sprintf("%d %s", r.FailedBoth, plural(r.FailedBoth, "task", "tasks")))
+		line("failed in both", "", "", "", fmt.Sprintf("%d %s", r.FailedBoth, results.Plural(r.FailedBoth, "task", "tasks")))
 	}
 }
 
@@ -177,45 +174,20 @@ func signed(v float64) string {
 	return fmt.Sprintf("%+.3g", v)
 }
 
-func orUnknown(s, what string) string {
-	if s == "" {
-		return "(" + what + " unknown)"
-	}
-	return s
-}
-
-// short abbreviates a hash to 12 characters.
-func short(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
-}
-
-// revision names the run's build, or its builds should its sessions have mixed them.
-func revision(m results.Manifest) string {
+// builds names the run's build, or its builds should its sessions have mixed them.
+func builds(m results.Manifest) string {
 	bs := m.Builds()
-	if len(bs) <= 1 {
+	if len(bs) == 0 {
 		bs = []results.Build{m.Build()}
+	}
+	if len(bs) == 1 {
+		return bs[0].String()
 	}
 	var parts []string
 	for _, b := range bs {
-		s := "revision unknown"
-		if b.Revision != "" {
-			s = "revision " + short(b.Revision)
-			if b.Modified {
-				s += " (modified)"
-			}
-		}
-		if len(bs) > 1 {
-			s += " " + b.GoVersion
-		}
-		parts = append(parts, s)
+		parts = append(parts, b.String())
 	}
-	if len(parts) > 1 {
-		return "mixed builds: " + strings.Join(parts, " + ")
-	}
-	return parts[0]
+	return "mixed builds: " + strings.Join(parts, " + ")
 }
 
 func started(t time.Time) string {
@@ -232,9 +204,6 @@ func host(m results.Manifest) string {
 	}
 	if m.CPUs > 0 {
 		parts = append(parts, fmt.Sprintf("%d CPUs", m.CPUs))
-	}
-	if m.GoVersion != "" {
-		parts = append(parts, m.GoVersion)
 	}
 	return strings.Join(parts, ", ")
 }

@@ -2,8 +2,11 @@ package results
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +14,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"hcbench/experiments/config"
@@ -24,39 +28,48 @@ const (
 	StatusRunning     = "running"     // the run is under way, or was killed
 	StatusComplete    = "complete"    // every task ran (some may have failed; see Failed)
 	StatusInterrupted = "interrupted" // stopped by a signal; finished records are kept
-	StatusIncomplete  = "incomplete"  // a merge of shards that lacks some tasks (merge -partial)
+	// StatusIncomplete: tasks lack a record although the run was not interrupted: a merge of
+	// shards that lacks some (merge -partial), or a run whose records could not all be written
+	// (a full disk, an I/O error). Resuming runs the tasks without a record.
+	StatusIncomplete = "incomplete"
 )
 
 // Manifest describes a run: what ran, where, when, and how it ended.
 type Manifest struct {
 	Schema int    `json:"schema"`
 	Tool   string `json:"tool"`
-	// Version is the module version. Revision, RevisionTime and Modified come from the VCS stamp
-	// of the build (go build in a git checkout); `go run` and -buildvcs=false builds carry none,
-	// and then they are asked of git in the working directory. RevisionSource says which. These
-	// fields and the host's describe the latest session; Sessions lists every session's.
-	Version        string    `json:"version"`
-	Revision       string    `json:"revision,omitempty"`
-	RevisionTime   string    `json:"revision_time,omitempty"`
-	Modified       bool      `json:"modified,omitempty"`
-	RevisionSource string    `json:"revision_source,omitempty"` // "buildinfo" or "git"
-	GoVersion      string    `json:"go_version"`
-	Host           string    `json:"host"`
-	OS             string    `json:"os"`
-	Arch           string    `json:"arch"`
-	CPUs           int       `json:"cpus"`
-	Experiment     string    `json:"experiment"`
-	Config         string    `json:"config"` // the config file as given
-	Seed           uint64    `json:"seed,string"`
-	Workers        int       `json:"workers"`
-	Args           []string  `json:"args"`
-	Start          time.Time `json:"start"`
-	End            time.Time `json:"end,omitzero"`
-	Status         string    `json:"status"`
-	Tasks          int       `json:"tasks"`
-	Finished       int       `json:"finished"`
-	Failed         int       `json:"failed"`
-	Warnings       []string  `json:"warnings,omitempty"`
+	// Version is the module version. Executable is the SHA-256 of the running executable, which
+	// identifies the build (see Build). Revision, RevisionTime and Modified, shown to a reader,
+	// come from the VCS stamp of the build (go build in a git checkout); `go run` and
+	// -buildvcs=false builds carry none, and then they are asked of git in the working directory.
+	// RevisionSource says which. These fields and the host's describe the latest session;
+	// Sessions lists every session's.
+	Version        string `json:"version"`
+	Executable     string `json:"executable_sha256,omitempty"`
+	Revision       string `json:"revision,omitempty"`
+	RevisionTime   string `json:"revision_time,omitempty"`
+	Modified       bool   `json:"modified,omitempty"`
+	RevisionSource string `json:"revision_source,omitempty"` // "buildinfo" or "git"
+	// BuildWarning says why Executable is empty (the executable could not be read), so that
+	// this build is told from others only by its revision, modified flag and Go version.
+	BuildWarning string    `json:"build_warning,omitempty"`
+	GoVersion    string    `json:"go_version"`
+	Host         string    `json:"host"`
+	OS           string    `json:"os"`
+	Arch         string    `json:"arch"`
+	CPUs         int       `json:"cpus"`
+	Experiment   string    `json:"experiment"`
+	Config       string    `json:"config"` // the config file as given
+	Seed         uint64    `json:"seed,string"`
+	Workers      int       `json:"workers"`
+	Args         []string  `json:"args"`
+	Start        time.Time `json:"start"`
+	End          time.Time `json:"end,omitzero"`
+	Status       string    `json:"status"`
+	Tasks        int       `json:"tasks"`
+	Finished     int       `json:"finished"`
+	Failed       int       `json:"failed"`
+	Warnings     []string  `json:"warnings,omitempty"`
 	// ConfigHash is the sha256 of the resolved config (config.yaml) without the keys that cannot
 	// change a record (workers, shards, reports, thresholds, save_data). Resuming into a run
 	// directory, or merging shards, needs it equal.
@@ -72,7 +85,8 @@ type Manifest struct {
 	// MergedFrom lists the shard manifests a merged run was made from.
 	MergedFrom []string `json:"merged_from,omitempty"`
 	// Datasets, Algorithms and Reports are the config's data set names, algorithm labels and
-	// reports, in config order, so that reports can be rebuilt from the run directory alone.
+	// reports, in config order, so that reports can be rebuilt from the run directory alone;
+	// Reports then lists those added to the run since (report -reports), which a resume keeps.
 	Datasets   []string `json:"datasets"`
 	Algorithms []string `json:"algorithms"`
 	Reports    []string `json:"reports"`
@@ -90,22 +104,59 @@ type Shard struct {
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 
 // Build identifies the code that wrote records: results of one build are comparable, and a
-// run, a resume and the shards of a merge are refused when their builds differ.
+// resume and the shards of a merge are refused when their builds differ (Same).
+//
+// The build is the executable, identified by its SHA-256. The VCS stamp is no identity: Go's
+// (go build) counts untracked files as a modification, git's status (asked for `go run`
+// builds, which carry no stamp) counts an edited config or README, so that both call one
+// build another; and two different uncommitted trees at one commit look alike. The
+// executable's hash changes with the code compiled into it and with nothing else: a `go run`
+// binary has no VCS stamp, so editing configs or docs leaves it unchanged, while editing Go
+// code changes it. Revision, Modified and GoVersion are kept for a reader, and decide only
+// where a hash is missing (an executable that could not be read; a manifest of an older
+// hcbench).
 type Build struct {
-	Revision  string `json:"revision,omitempty"` // "" when unknown
-	Modified  bool   `json:"modified,omitempty"`
-	GoVersion string `json:"go_version"`
+	Revision   string `json:"revision,omitempty"` // "" when unknown
+	Modified   bool   `json:"modified,omitempty"`
+	GoVersion  string `json:"go_version"`
+	Executable string `json:"executable_sha256,omitempty"` // hex; "" when unknown
 }
 
+// Same reports whether b and o are one build: the same executable where both have its hash,
+// else the same revision, modified flag and Go version.
+func (b Build) Same(o Build) bool {
+	return b.Mismatch(o) == ""
+}
+
+// Mismatch says how o is another build than b, for a refusal: "" when it is the same build.
+func (b Build) Mismatch(o Build) string {
+	switch {
+	case b.Executable != "" && o.Executable != "":
+		if b.Executable != o.Executable {
+			return "the executables differ"
+		}
+		return ""
+	case b.Revision != o.Revision || b.Modified != o.Modified || b.GoVersion != o.GoVersion:
+		return "the revisions, modified flags or Go versions differ; an executable's hash is unknown, so the code itself is not compared"
+	}
+	return ""
+}
+
+// String names the build in messages: "revision 0123456789ab (modified), go1.26.8, executable
+// sha256 fedcba987654" (hashes cut to 12 hex digits; no executable part where it is unknown).
 func (b Build) String() string {
-	rev := "revision unknown"
+	s := "revision unknown"
 	if b.Revision != "" {
-		rev = "revision " + b.Revision
+		s = "revision " + Short(b.Revision)
 		if b.Modified {
-			rev += " (modified)"
+			s += " (modified)"
 		}
 	}
-	return rev + ", " + orUnknown(b.GoVersion, "Go version unknown")
+	s += ", " + OrUnknown(b.GoVersion, "Go version unknown")
+	if b.Executable != "" {
+		s += ", executable sha256 " + Short(b.Executable)
+	}
+	return s
 }
 
 // Commit is the revision as bench.txt's commit key writes it: with "+modified" for a build from
@@ -120,11 +171,29 @@ func (b Build) Commit() string {
 	return b.Revision
 }
 
-func orUnknown(s, unknown string) string {
+// Short abbreviates a revision or hash to 12 characters for a message.
+func Short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+// OrUnknown returns s, or unknown when s is empty: for the fields of a manifest that an older
+// or failed step left empty.
+func OrUnknown(s, unknown string) string {
 	if s == "" {
 		return unknown
 	}
 	return s
+}
+
+// Plural returns one when n is 1, else many.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // Session is one process that ran tasks of a run or shard.
@@ -145,7 +214,7 @@ type Session struct {
 
 // Build is the build of the latest session (the manifest's top-level fields).
 func (m *Manifest) Build() Build {
-	return Build{Revision: m.Revision, Modified: m.Modified, GoVersion: m.GoVersion}
+	return Build{Revision: m.Revision, Modified: m.Modified, GoVersion: m.GoVersion, Executable: m.Executable}
 }
 
 // NewSession starts a session of this process with the manifest's build and host.
@@ -164,12 +233,14 @@ func (m *Manifest) AllSessions() []Session {
 	return []Session{s}
 }
 
-// Builds returns the distinct builds of the sessions, in order of first appearance; none for a
-// manifest that has no session.
+// Builds returns the distinct builds of the sessions (Same), in order of first appearance, each
+// as its first session recorded it; none for a manifest that has no session. Sessions of one
+// executable may record different revision fields (a `go run` build asks git, whose status
+// changes with an edited config), and are still one build.
 func (m *Manifest) Builds() []Build {
 	var out []Build
 	for _, s := range m.AllSessions() {
-		if !slices.Contains(out, s.Build) {
+		if !slices.ContainsFunc(out, s.Build.Same) {
 			out = append(out, s.Build)
 		}
 	}
@@ -189,6 +260,11 @@ func NewManifest() Manifest {
 		Status:    StatusRunning,
 	}
 	m.Host, _ = os.Hostname()
+	if h, err := executableHash(); err == nil {
+		m.Executable = h
+	} else {
+		m.BuildWarning = fmt.Sprintf("cannot hash the executable (%v), so this build is told from others by its revision, modified flag and Go version only, which miss uncommitted changes to the code", err)
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		m.Version = bi.Main.Version
 		for _, s := range bi.Settings {
@@ -212,6 +288,31 @@ func NewManifest() Manifest {
 	}
 	return m
 }
+
+// executableHash returns the SHA-256 (hex) of the running executable, computed once per process:
+// reading a 20 MB binary takes milliseconds, and every manifest of the process names the same
+// build. On Linux it reads /proc/self/exe, the file this process runs even after bin/hcbench
+// is rebuilt under it; elsewhere the path os.Executable gives, read on the first call.
+var executableHash = sync.OnceValues(func() (string, error) {
+	path := "/proc/self/exe"
+	if runtime.GOOS != "linux" {
+		p, err := os.Executable()
+		if err != nil {
+			return "", err
+		}
+		path = p
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+})
 
 // inOwnCheckout reports whether the working directory is inside a checkout of hcbench, so that
 // a binary run from some other repository does not record that repository's revision.

@@ -20,6 +20,8 @@ import (
 	"hcbench/experiments/inputs"
 	"hcbench/experiments/results"
 	"hcbench/reports/metrics"
+
+	"golang.org/x/sync/semaphore"
 )
 
 // solution is what an algorithm returns for a record.
@@ -37,9 +39,18 @@ type solution struct {
 
 // taskEnv is what a task needs to know of the run around it.
 type taskEnv struct {
-	// trellisAtOnce is how many trellis tasks can run at the same time (at least 1): they share
-	// the default memory limit, so that together they stay within it.
-	trellisAtOnce int
+	// memory is the run's budget of trellis table memory, trellis.DefaultMemoryLimit() bytes: a
+	// trellis task takes what it will allocate before it builds, waiting while others hold it,
+	// so that trellis tasks running at once stay within the limit together, and whether a task
+	// fits never depends on the number of workers.
+	memory      *semaphore.Weighted
+	memoryTotal int64
+}
+
+// newTaskEnv returns the environment of one run's tasks.
+func newTaskEnv() taskEnv {
+	total := trellis.DefaultMemoryLimit()
+	return taskEnv{memory: semaphore.NewWeighted(total), memoryTotal: total}
 }
 
 // solve runs one algorithm variant on an item. rng is the task's own stream.
@@ -85,20 +96,30 @@ func solve(ctx context.Context, a config.Algorithm, it *inputs.Item, rng *rand.R
 }
 
 func solveTrellis(ctx context.Context, p *config.TrellisParams, it *inputs.Item, rng *rand.Rand, env taskEnv) (solution, error) {
-	// The default limit is shared by the trellis tasks that can run at once, so that together they
-	// stay within it; a task over its share fails with N, the estimate and the share.
-	limit := int64(p.MemoryLimit)
-	if limit == 0 {
-		limit = trellis.DefaultMemoryLimit() / int64(max(env.trellisAtOnce, 1))
-	}
-	tr, err := trellis.Build(ctx, it.Model, trellis.Options{
+	opts := trellis.Options{
 		Workers:     p.Threads,
 		MAPOnly:     p.Mode == "map",
 		NoCount:     !p.CountTrees,
-		MemoryLimit: limit,
+		MemoryLimit: int64(p.MemoryLimit),
 		Marginals:   p.Marginals > 0,
 		Samples:     p.Samples > 0,
-	})
+		MAPTies:     p.CountMAPTrees,
+	}
+	if opts.MemoryLimit == 0 {
+		opts.MemoryLimit = env.memoryTotal
+	}
+	// A task within its limit takes its memory from the run's budget first (a larger one fails
+	// in Build, before allocating, with N, the estimate and the limit).
+	if sm, ok := it.Model.(model.SubsetModel); ok && env.memory != nil {
+		if need := trellis.MemoryNeeded(sm, opts); need <= opts.MemoryLimit {
+			need = min(need, env.memoryTotal)
+			if err := env.memory.Acquire(ctx, need); err != nil {
+				return solution{}, err
+			}
+			defer env.memory.Release(need)
+		}
+	}
+	tr, err := trellis.Build(ctx, it.Model, opts)
 	if err != nil {
 		return solution{}, err
 	}

@@ -1,7 +1,18 @@
 package runner
 
 import (
+	"context"
+	"errors"
+	"hcbench/algorithms/model/modeltest"
+	"hcbench/algorithms/trellis"
+	"hcbench/experiments/config"
+	"hcbench/experiments/inputs"
+	"math/rand/v2"
+	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sync/semaphore"
 )
 
 func TestWeightDistances(t *testing.T) {
@@ -26,5 +37,42 @@ func TestWeightDistances(t *testing.T) {
 				t.Errorf("d[%d][%d] = %v, want %v", i, j, d[i][j], want[i][j])
 			}
 		}
+	}
+}
+
+// TestTrellisWaitsForMemory: a trellis task whose tables fit the run's memory budget, but not what
+// other tasks hold of it, waits for them instead of failing, so that whether it fits never depends
+// on the number of workers; and it takes what it needs only while it runs.
+func TestTrellisWaitsForMemory(t *testing.T) {
+	m := modeltest.Constant(10, 0)
+	p := &config.TrellisParams{Mode: "full", CountTrees: true}
+	need := trellis.MemoryNeeded(m, trellis.Options{})
+	env := taskEnv{memory: semaphore.NewWeighted(need), memoryTotal: need}
+	if !env.memory.TryAcquire(1) { // another task holds a byte of the budget
+		t.Fatal("budget not free")
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := solveTrellis(context.Background(), p, &inputs.Item{Model: m}, rand.New(rand.NewPCG(1, 2)), env)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("the task ran while its memory was held (err %v)", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	env.memory.Release(1)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !env.memory.TryAcquire(need) {
+		t.Error("the task kept its memory after it finished")
+	}
+	// A task whose tables exceed its limit fails at once, naming N, the need and the limit,
+	// without waiting for the budget.
+	small := &config.TrellisParams{Mode: "full", CountTrees: true, MemoryLimit: config.ByteSize(need / 2)}
+	_, err := solveTrellis(context.Background(), small, &inputs.Item{Model: m}, rand.New(rand.NewPCG(1, 2)), env)
+	if !errors.Is(err, trellis.ErrTooLarge) || !strings.Contains(err.Error(), "N = 10") {
+		t.Errorf("over its limit: %v, want ErrTooLarge naming N = 10", err)
 	}
 }

@@ -42,6 +42,16 @@ func finish(dir string, m results.Manifest, recs []results.Record, names []strin
 	return append(files, page), reportErr
 }
 
+// CheckReports refuses a report name that no report has, naming the reports there are.
+func CheckReports(names []string) error {
+	for _, n := range names {
+		if !slices.Contains(config.ReportNames(), n) {
+			return fmt.Errorf("unknown report %q (the reports: %s)", n, strings.Join(config.ReportNames(), ", "))
+		}
+	}
+	return nil
+}
+
 // Open reads a whole or merged run directory: its manifest and records. A directory of shards
 // is refused with a hint to merge them.
 func Open(dir string) (results.Manifest, []results.Record, error) {
@@ -85,18 +95,12 @@ func Rebuild(dir string, only []string) (results.Manifest, []string, error) {
 	}
 	names := m.Reports
 	if only != nil {
-		names = only
-		var added []string
-		for _, n := range only {
-			if !slices.Contains(config.ReportNames(), n) {
-				return m, nil, fmt.Errorf("unknown report %q (the reports: %s)", n, strings.Join(config.ReportNames(), ", "))
-			}
-			if !slices.Contains(m.Reports, n) && !slices.Contains(added, n) {
-				added = append(added, n)
-			}
+		if err := CheckReports(only); err != nil {
+			return m, nil, err
 		}
-		if len(added) > 0 {
-			m.Reports = append(slices.Clone(m.Reports), added...)
+		names = only
+		if reps := unionOf(m.Reports, only); len(reps) > len(m.Reports) {
+			m.Reports = reps
 			if err := m.WriteFile(files.manifest); err != nil {
 				return m, nil, err
 			}

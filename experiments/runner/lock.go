@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// errBusy is tryLock's answer when another process holds the lock.
+// errBusy is tryLock's answer when another process holds a conflicting lock.
 var errBusy = errors.New("locked by another process")
 
 // errNoLocks wraps tryLock's answer on a file system that does not lock files (some network
@@ -17,20 +17,21 @@ var errBusy = errors.New("locked by another process")
 var errNoLocks = errors.New("the file system does not support file locks")
 
 // lockRun takes the exclusive lock of one whole run or one shard in dir: its lock file (.lock,
-// or .lock-shard-I-of-N) locked with flock (LockFileEx on Windows) and holding the pid. Two
-// processes running the same tasks into one results file — what a Slurm requeue or a replaced
-// Kubernetes pod does while the first process still runs — would record every task twice; the
-// second one is refused instead, with a message naming the first's pid. The lock dies with the
-// process that holds it, however it ends, so no stale lock is ever left; the file stays behind.
-// On a file system without locks lockRun returns an error wrapping errNoLocks and an open file
-// the caller closes as if it were the lock.
+// or .lock-shard-I-of-N) locked with flock (LockFileEx on Windows) and holding the pid and host.
+// Two processes running the same tasks into one results file — what a Slurm requeue or a
+// replaced Kubernetes pod does while the first process still runs — would record every task
+// twice; the second one is refused instead, with a message naming the first's pid and host (on
+// a cluster the holder may run on another node). The lock dies with the process that holds it,
+// however it ends, so no stale lock is ever left; the file stays behind. On a file system
+// without locks lockRun returns an error wrapping errNoLocks and an open file the caller closes
+// as if it were the lock.
 func lockRun(dir string, files runFiles) (*os.File, error) {
 	path, what := filepath.Join(dir, files.lock), files.what
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("cannot lock %s: %w", what, err)
 	}
-	switch err := tryLock(f); {
+	switch err := tryLock(f, true); {
 	case errors.Is(err, errBusy):
 		f.Close()
 		return nil, fmt.Errorf("%s is in use by another hcbench process (%s); wait for it to end", what, lockHolder(path))
@@ -40,40 +41,55 @@ func lockRun(dir string, files runFiles) (*os.File, error) {
 		f.Close()
 		return nil, fmt.Errorf("cannot lock %s (%s): %w", what, path, err)
 	}
-	// The pid is for the message of a process refused; a failure to write it costs only that.
+	// The pid and host are for the message of a process refused; a failure to write them costs
+	// only that.
 	if f.Truncate(0) == nil {
-		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+		host, _ := os.Hostname()
+		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"+host+"\n"), 0)
 	}
 	return f, nil
 }
 
-// lockHolder names the process holding a lock file, from the pid it wrote.
+// lockHolder names the process holding a lock file, from the pid and host it wrote: "pid 12 on
+// host node7".
 func lockHolder(path string) string {
 	b, err := os.ReadFile(path)
-	if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && perr == nil {
-		return "pid " + strconv.Itoa(pid)
+	if err != nil {
+		return "pid and host unknown: " + err.Error()
 	}
-	return "pid unknown: it has not written it yet"
+	pidText, host, _ := strings.Cut(string(b), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(pidText))
+	if err != nil {
+		return "pid and host unknown: it has not written them yet"
+	}
+	if host = strings.TrimSpace(host); host == "" {
+		return "pid " + strconv.Itoa(pid) + ", host unknown"
+	}
+	return "pid " + strconv.Itoa(pid) + " on host " + host
 }
 
 // checkUnlocked reports an error when another process holds the lock of the run or shard of
-// files in dir, without taking the lock for long: for readers that must not read a run while it
-// is being written. A missing lock file, or a file system without locks, is no error.
-func checkUnlocked(dir string, files runFiles) error {
+// files in dir: for readers that must not read a run while it is being written. It probes with
+// a shared lock, which conflicts with the writer's exclusive one and needs the file open for
+// reading only, so that it works in a read-only directory and on NFS (see tryLock). A missing
+// lock file is no error. When the probe fails otherwise (a file system without locks, an
+// unexpected error), it cannot tell, and says so in warning for the caller to log: a reader
+// that stopped there would refuse every run on such a file system.
+func checkUnlocked(dir string, files runFiles) (warning string, err error) {
 	path, what := filepath.Join(dir, files.lock), files.what
-	f, err := os.Open(path) // a lock is taken on a file open for reading too, in a read-only directory
+	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil
+		return "", nil
 	}
-	if err != nil {
-		return err
+	if err == nil {
+		defer f.Close() // closing releases the lock if tryLock took it
+		err = tryLock(f, false)
 	}
-	defer f.Close() // closing releases the lock if tryLock took it
-	switch err := tryLock(f); {
+	switch {
+	case err == nil:
+		return "", nil
 	case errors.Is(err, errBusy):
-		return fmt.Errorf("%s is still being written by another hcbench process (%s); wait for it to end", what, lockHolder(path))
-	case err != nil && !errors.Is(err, errNoLocks):
-		return err
+		return "", fmt.Errorf("%s is still being written by another hcbench process (%s); wait for it to end", what, lockHolder(path))
 	}
-	return nil
+	return fmt.Sprintf("cannot tell whether %s is still being written by another hcbench process: probing its lock %s failed: %v; reading it as it is", what, path, err), nil
 }

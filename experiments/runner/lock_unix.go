@@ -9,11 +9,18 @@ import (
 	"syscall"
 )
 
-// tryLock takes an exclusive flock on f without waiting. The lock belongs to the open file, so
-// a second open of the same file, in this process or another, cannot take it until f is closed.
-func tryLock(f *os.File) error {
+// tryLock takes an flock on f without waiting: exclusive, or shared (which conflicts only with
+// an exclusive lock). The lock belongs to the open file, so a second open of the same file, in
+// this process or another, cannot take a conflicting lock until f is closed. A shared lock
+// needs f open for reading only, also on NFS, where Linux emulates flock with POSIX byte-range
+// locks and an exclusive one needs f open for writing.
+func tryLock(f *os.File, exclusive bool) error {
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
 		switch {
 		case err == nil:
 			return nil

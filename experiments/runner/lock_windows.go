@@ -10,11 +10,17 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// tryLock takes an exclusive lock on f without waiting. Windows locks are mandatory, so the
-// locked byte is far beyond the pid the file holds, which other processes must still read.
-func tryLock(f *os.File) error {
+// tryLock takes a lock on f without waiting: exclusive, or shared (which conflicts only with an
+// exclusive lock, and needs f open for reading only). Windows locks are mandatory, so the
+// locked byte is far beyond the pid and host the file holds, which other processes must still
+// read.
+func tryLock(f *os.File, exclusive bool) error {
+	flags := uint32(windows.LOCKFILE_FAIL_IMMEDIATELY)
+	if exclusive {
+		flags |= windows.LOCKFILE_EXCLUSIVE_LOCK
+	}
 	ol := &windows.Overlapped{OffsetHigh: 1}
-	err := windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
+	err := windows.LockFileEx(windows.Handle(f.Fd()), flags, 0, 1, 0, ol)
 	switch {
 	case err == nil:
 		return nil

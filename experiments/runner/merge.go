@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,9 +19,11 @@ type MergeOptions struct {
 	Out string
 	// Partial merges even when tasks are missing; the manifest then says "incomplete".
 	Partial bool
-	// AllowOtherBuild merges shards that different builds (revision or Go version) wrote; the
-	// merged manifest's sessions say which build ran which shard.
+	// AllowOtherBuild merges shards that different builds (other executables) wrote; the merged
+	// manifest's sessions say which build ran which shard.
 	AllowOtherBuild bool
+	// Log receives warnings (a shard whose lock could not be probed); nil discards them.
+	Log *slog.Logger
 }
 
 // shardRun is one shard found in a directory.
@@ -41,6 +44,10 @@ type shardRun struct {
 func Merge(dirs []string, o MergeOptions) (*Outcome, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("merge: no shard directories given")
+	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
 	given := map[string]string{}
 	for _, dir := range dirs {
@@ -91,8 +98,12 @@ func Merge(dirs []string, o MergeOptions) (*Outcome, error) {
 				return nil, fmt.Errorf("merge: %s has no shard in it", p)
 			}
 			files := filesOf(dir, m.Shard)
-			if err := checkUnlocked(dir, files); err != nil {
+			warning, err := checkUnlocked(dir, files)
+			if err != nil {
 				return nil, fmt.Errorf("merge: %w", err)
+			}
+			if warning != "" {
+				log.Warn("merge: " + warning)
 			}
 			recs, err := results.ReadFile(files.results)
 			if err != nil {
@@ -235,12 +246,13 @@ func Merge(dirs []string, o MergeOptions) (*Outcome, error) {
 	return out, err
 }
 
-// sameBuild checks that one build wrote every shard, or, with allow, lets them differ.
+// sameBuild checks that one build (results.Build.Same) wrote every shard, or, with allow, lets
+// them differ.
 func sameBuild(shards []shardRun, allow bool) error {
 	var builds []results.Build
 	for _, s := range shards {
 		for _, b := range s.manifest.Builds() {
-			if !slices.Contains(builds, b) {
+			if !slices.ContainsFunc(builds, b.Same) {
 				builds = append(builds, b)
 			}
 		}
@@ -249,7 +261,7 @@ func sameBuild(shards []shardRun, allow bool) error {
 		return nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "merge: the shards were written by %d different builds, so the merged run would mix results of different code:", len(builds))
+	fmt.Fprintf(&b, "merge: the shards were written by %d different builds (%s), so the merged run would mix results of different code:", len(builds), builds[0].Mismatch(builds[1]))
 	for _, s := range shards {
 		var bs []string
 		for _, x := range s.manifest.Builds() {

@@ -281,14 +281,15 @@ func checkRunDir(dir, hash string, resolved []byte, shard *results.Shard) (own *
 }
 
 // otherBuild describes the sessions of the manifests that ran another build than b ("" if
-// none), so that records of different code are not mixed in one run unnoticed.
+// none; see results.Build.Same), naming both builds and how they differ, so that records of
+// different code are not mixed in one run unnoticed.
 func otherBuild(dir string, ms map[string]results.Manifest, b results.Build) string {
 	var parts []string
 	for _, path := range slices.Sorted(maps.Keys(ms)) {
 		m := ms[path]
 		for _, o := range m.Builds() {
-			if o != b {
-				parts = append(parts, fmt.Sprintf("%s records %s", filepath.Base(path), o))
+			if why := b.Mismatch(o); why != "" {
+				parts = append(parts, fmt.Sprintf("%s records %s (%s)", filepath.Base(path), o, why))
 			}
 		}
 	}

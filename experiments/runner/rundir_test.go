@@ -14,8 +14,8 @@ import (
 
 // TestLockIsExclusive takes a run's lock twice in one process (flock locks belong to the open
 // file, so the second open conflicts as another process's would): the second attempt is refused
-// with this process's pid, a shard's lock is independent, and closing the first lets a third
-// attempt in. checkUnlocked tells a merge the same.
+// with this process's pid and host, a shard's lock is independent, and closing the first lets a
+// third attempt in. checkUnlocked tells a merge the same.
 func TestLockIsExclusive(t *testing.T) {
 	dir := t.TempDir()
 	whole := filesOf(dir, nil)
@@ -23,12 +23,17 @@ func TestLockIsExclusive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		t.Skipf("no host name (%v) to find in the message", err)
+	}
 	_, err = lockRun(dir, whole)
-	if want := fmt.Sprintf("run directory %s is in use by another hcbench process (pid %d)", dir, os.Getpid()); err == nil || !strings.Contains(err.Error(), want) {
+	if want := fmt.Sprintf("run directory %s is in use by another hcbench process (pid %d on host %s)", dir, os.Getpid(), host); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("second lock: %v, want %q", err, want)
 	}
-	if err := checkUnlocked(dir, whole); err == nil || !strings.Contains(err.Error(), "is still being written by another hcbench process (pid") {
-		t.Errorf("checkUnlocked while locked: %v", err)
+	warning, err := checkUnlocked(dir, whole)
+	if want := fmt.Sprintf("is still being written by another hcbench process (pid %d on host %s)", os.Getpid(), host); err == nil || !strings.Contains(err.Error(), want) || warning != "" {
+		t.Errorf("checkUnlocked while locked: %v (warning %q), want %q", err, warning, want)
 	}
 	shard := filesOf(dir, &results.Shard{Index: 1, Count: 3})
 	if shard.lock != ".lock-shard-1-of-3" {
@@ -41,16 +46,16 @@ func TestLockIsExclusive(t *testing.T) {
 		s.Close()
 	}
 	first.Close()
-	if err := checkUnlocked(dir, whole); err != nil {
-		t.Errorf("checkUnlocked after release: %v", err)
+	if warning, err := checkUnlocked(dir, whole); err != nil || warning != "" {
+		t.Errorf("checkUnlocked after release: %v (warning %q)", err, warning)
 	}
 	third, err := lockRun(dir, whole)
 	if err != nil {
 		t.Fatalf("lock after release: %v", err)
 	}
 	third.Close()
-	if err := checkUnlocked(t.TempDir(), whole); err != nil {
-		t.Errorf("checkUnlocked without a lock file: %v", err)
+	if warning, err := checkUnlocked(t.TempDir(), whole); err != nil || warning != "" {
+		t.Errorf("checkUnlocked without a lock file: %v (warning %q)", err, warning)
 	}
 	for _, name := range []string{".lock", ".lock-shard-1-of-3"} {
 		if !startedRunFile.MatchString(name) {
@@ -59,6 +64,46 @@ func TestLockIsExclusive(t *testing.T) {
 	}
 	if errors.Is(errBusy, errNoLocks) {
 		t.Error("errBusy is errNoLocks")
+	}
+}
+
+// TestCheckUnlockedProbesShared checks that a merge's probe takes a shared lock, which needs the
+// lock file open for reading only (on NFS an exclusive flock on a read-only file fails with
+// EBADF): another reader's shared lock lets it through, and it does not keep a writer out once
+// closed. A probe that fails in an unexpected way gives a warning, not an error.
+func TestCheckUnlockedProbesShared(t *testing.T) {
+	dir := t.TempDir()
+	whole := filesOf(dir, nil)
+	reader, err := os.Create(filepath.Join(dir, whole.lock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	if err := tryLock(reader, false); err != nil {
+		t.Fatalf("shared lock: %v", err)
+	}
+	if warning, err := checkUnlocked(dir, whole); err != nil || warning != "" {
+		t.Errorf("checkUnlocked beside another shared lock: %v (warning %q); an exclusive probe conflicts with it, a shared one must not", err, warning)
+	}
+	if _, err := lockRun(dir, whole); err == nil || !strings.Contains(err.Error(), "is in use by another hcbench process") {
+		t.Errorf("a writer while a reader holds the lock: %v", err)
+	}
+	reader.Close()
+	w, err := lockRun(dir, whole)
+	if err != nil {
+		t.Fatalf("the probe left the lock taken: %v", err)
+	}
+	w.Close()
+
+	// A lock file that cannot be opened (a symbolic link to itself: ELOOP) stands for an
+	// unexpected probe error, as EBADF on NFS was.
+	loop := t.TempDir()
+	if err := os.Symlink(whole.lock, filepath.Join(loop, whole.lock)); err != nil {
+		t.Skipf("no symbolic link: %v", err)
+	}
+	warning, err := checkUnlocked(loop, filesOf(loop, nil))
+	if err != nil || !strings.Contains(warning, "cannot tell whether run directory "+loop+" is still being written") {
+		t.Errorf("checkUnlocked with a lock file it cannot open: error %v, warning %q", err, warning)
 	}
 }
 

@@ -6,7 +6,9 @@
 package runner
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -43,8 +45,8 @@ type Options struct {
 	Workers int
 	// SaveData writes generated data sets to data/<name>.jsonl (also set by the config).
 	SaveData bool
-	// AllowOtherBuild resumes a run whose records another build (revision or Go version) wrote;
-	// the manifest's sessions then say which build wrote what.
+	// AllowOtherBuild resumes a run whose records another build (another executable, see
+	// results.Build) wrote; the manifest's sessions then say which build wrote what.
 	AllowOtherBuild bool
 	// Args is the command line, recorded in the manifest.
 	Args []string
@@ -112,7 +114,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	m := results.NewManifest()
 	other := otherBuild(opts.Dir, manifests, m.Build())
 	if other != "" && !opts.AllowOtherBuild {
-		return nil, fmt.Errorf("%s; resuming would mix results of different code in one run: run this build into another -out, or pass -allow-other-build to resume anyway (the manifest then lists each session's build)", other)
+		return nil, fmt.Errorf("%s; resuming would mix results of different code in one run: resume with the build that wrote them, run this build into another -out, or pass -allow-other-build to resume anyway (the manifest then lists each session's build)", other)
 	}
 	workers := opts.Workers
 	if workers <= 0 {
@@ -129,6 +131,9 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	log := slog.New(slog.NewMultiHandler(opts.Log.Handler(), slog.NewJSONHandler(logFile, nil)))
 	if lockErr != nil {
 		log.Warn(lockErr.Error())
+	}
+	if m.BuildWarning != "" {
+		log.Warn(m.BuildWarning)
 	}
 	if other != "" {
 		log.Warn(other + "; resuming anyway (-allow-other-build): the manifest lists each session's build")
@@ -156,11 +161,15 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 			return nil, fmt.Errorf("cannot drop the duplicate records of %s: %w", files.results, err)
 		}
 		log.Warn(fmt.Sprintf("%s: dropped %d duplicate %s (tasks recorded twice, as by two processes running into one directory at once); the first record of each task is kept",
-			files.results, dups, plural(dups, "record", "records")))
+			files.results, dups, results.Plural(dups, "record", "records")))
 	}
 	m.Experiment, m.Config, m.Seed, m.ConfigHash, m.Shard = p.Config.Name, p.Config.Path, p.Config.Seed, hash, opts.Shard
 	m.Workers, m.Args, m.Start = workers, opts.Args, time.Now().UTC()
 	m.Reports, m.Thresholds = p.Config.Reports, p.Config.Thresholds
+	if prev != nil {
+		// A report added to the run since (report -reports) stays one of its reports.
+		m.Reports = unionOf(p.Config.Reports, prev.Reports)
+	}
 	for _, d := range p.Datasets {
 		m.Datasets = append(m.Datasets, d.Name)
 	}
@@ -227,10 +236,17 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	m.End = time.Now().UTC()
 	last := &m.Sessions[len(m.Sessions)-1]
 	last.End, last.Records = m.End, len(recs)
-	m.Status = results.StatusComplete
-	if ctx.Err() != nil {
+	switch {
+	case ctx.Err() != nil:
 		m.Status = results.StatusInterrupted
 		log.Warn("interrupted: finished records are kept; run again with the same -out to resume", "finished", m.Finished, "tasks", m.Tasks)
+	case runErr != nil || m.Finished < m.Tasks:
+		// Records that could not be written (a full disk) leave their tasks without a record,
+		// which compare and report must not take for a finished run.
+		m.Status = results.StatusIncomplete
+		log.Warn("incomplete: not every task has a record; run again with the same -out to resume", "finished", m.Finished, "tasks", m.Tasks)
+	default:
+		m.Status = results.StatusComplete
 	}
 	out := &Outcome{Dir: opts.Dir, Resumed: len(done)}
 	if err := m.WriteFile(files.manifest); err != nil && runErr == nil {
@@ -270,36 +286,28 @@ func firstOfEach(recs []results.Record) ([]results.Record, int) {
 	return out, len(recs) - len(out)
 }
 
-// rewriteResults replaces a results file by recs, through a temporary file renamed into place
-// so that a kill leaves either file whole.
+// rewriteResults replaces a results file by recs, one JSON line each, atomically
+// (results.WriteFileAtomic) so that a kill leaves either file whole.
 func rewriteResults(path string, recs []results.Record) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	tmp.Close()
-	w, err := results.Create(name)
-	if err == nil {
-		for i := range recs {
-			if err = w.Write(&recs[i]); err != nil {
-				break
-			}
-		}
-		if cerr := w.Close(); err == nil {
-			err = cerr
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for i := range recs {
+		if err := enc.Encode(&recs[i]); err != nil {
+			return fmt.Errorf("record %s: %w", recs[i].Key, err)
 		}
 	}
-	if err == nil {
-		err = os.Chmod(name, 0o644) // CreateTemp makes it private; a run directory is shared
+	return results.WriteFileAtomic(path, b.Bytes())
+}
+
+// unionOf returns the names of a, then those of b that a lacks, each once, in order.
+func unionOf(a, b []string) []string {
+	var out []string
+	for _, n := range slices.Concat(a, b) {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
 	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-	}
-	return err
+	return out
 }
 
 // badLine matches the error of a results file line that is not a record: "PATH:N: not a …".
@@ -312,13 +320,6 @@ func damagedLineHint(err error, path string) string {
 		return fmt.Sprintf("\nline %s of %s is damaged (a disk, copy or editing error): delete that line (its task then runs again) and resume the run (its run command again), or run into another -out", m[2], path)
 	}
 	return ""
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func shardText(s *results.Shard) string {
@@ -465,14 +466,7 @@ func runTasks(ctx context.Context, tasks []plan.Task, p *plan.Plan, items *itemS
 		recs    []results.Record
 		writeEr error
 	)
-	env := taskEnv{trellisAtOnce: 1}
-	trellisTasks := 0
-	for _, t := range tasks {
-		if _, ok := t.Algorithm.Params.(*config.TrellisParams); ok {
-			trellisTasks++
-		}
-	}
-	env.trellisAtOnce = max(1, min(workers, trellisTasks))
+	env := newTaskEnv()
 	forEach(ctx, len(tasks), workers, func(k int) {
 		t := tasks[k]
 		rec, ok := runTask(ctx, p, t, items, env)

@@ -301,7 +301,7 @@ func summaryRows(m results.Manifest) []row {
 				text = "shard " + se.Shard.String() + ": " + text
 			}
 			ss = append(ss, text)
-			mixed = mixed || se.Build != m.Sessions[0].Build
+			mixed = mixed || !se.Build.Same(m.Sessions[0].Build)
 		}
 		add("Sessions", strings.Join(ss, "; "), mixed)
 	}
