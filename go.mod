@@ -8,6 +8,7 @@ require (
 	github.com/vbauerster/mpb/v8 v8.15.2
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
+	golang.org/x/sync v0.24.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
 	gonum.org/v1/gonum v0.17.0
@@ -35,6 +36,5 @@ require (
 	github.com/olekukonko/ll v0.1.6 // indirect
 	github.com/vbauerster/cupwriter v0.0.4 // indirect
 	golang.org/x/image v0.46.0 // indirect
-	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 )
