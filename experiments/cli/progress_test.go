@@ -1,14 +1,11 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"hcbench/experiments/results"
 	"hcbench/experiments/runner"
@@ -43,28 +40,12 @@ func TestSIGINTKeepsFinishedRecords(t *testing.T) {
 	dir := t.TempDir()
 	cfg := writeFile(t, dir, "slow.yaml", slowConfig)
 	out := filepath.Join(dir, "run")
-	cmd := command(t, "run", cfg, "-out", out)
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		if b, err := os.ReadFile(filepath.Join(out, runner.ResultsFile)); err == nil && bytes.Count(b, []byte{'\n'}) >= 20 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("the run wrote no 20 records in time\n%s", &log)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	cmd, log := startRun(t, cfg, out, 20)
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
 	if err := cmd.Wait(); cmd.ProcessState.ExitCode() != ExitInterrupted {
-		t.Fatalf("exit %d (%v), want %d\n%s", cmd.ProcessState.ExitCode(), err, ExitInterrupted, &log)
+		t.Fatalf("exit %d (%v), want %d\n%s", cmd.ProcessState.ExitCode(), err, ExitInterrupted, log)
 	}
 	m, err := results.ReadManifest(filepath.Join(out, runner.ManifestFile))
 	if err != nil || m.Status != results.StatusInterrupted {

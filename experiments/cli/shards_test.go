@@ -136,6 +136,29 @@ algorithms: [greedy, {name: trellis, samples: 2}]
 reports: [summary]
 `
 
+// startRun starts `run cfg -out out` in another process and returns once its results file holds
+// at least n records, with the process's combined output.
+func startRun(t *testing.T, cfg, out string, n int) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := command(t, "run", cfg, "-out", out)
+	log := new(bytes.Buffer)
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if b, err := os.ReadFile(filepath.Join(out, runner.ResultsFile)); err == nil && bytes.Count(b, []byte{'\n'}) >= n {
+			return cmd, log
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the run wrote no %d records in time\n%s", n, log)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
 // TestKillAndResume kills a run with SIGKILL part-way, leaves a torn record behind as a crash
 // mid-write would, resumes it, and checks that the result equals an uninterrupted run: no task
 // lost or recorded twice, every field but the time equal.
@@ -148,23 +171,7 @@ func TestKillAndResume(t *testing.T) {
 	}
 	want := readRecords(t, whole)
 	out := filepath.Join(dir, "killed")
-	cmd := command(t, "run", cfg, "-out", out)
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		if b, err := os.ReadFile(filepath.Join(out, runner.ResultsFile)); err == nil && bytes.Count(b, []byte{'\n'}) >= 20 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("the run wrote no 20 records in time\n%s", &log)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	cmd, _ := startRun(t, cfg, out, 20)
 	// While it runs, the directory is locked: a second run into it is refused, naming the pid
 	// and host.
 	code, _, stderr := run(t, context.Background(), "run", cfg, "-out", out)
