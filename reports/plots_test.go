@@ -341,9 +341,10 @@ func TestZVsMAPPlots(t *testing.T) {
 	checkHistogram(t, shapes, []int{2, 1, 0, 0, 1})
 }
 
-// TestZVsMAPOneItemTwoVariants: two trellis variants of one item agree on log Z and the MAP, and
-// the item is one point and one row count, not two.
-func TestZVsMAPOneItemTwoVariants(t *testing.T) {
+// TestZVsMAPOneRecord is the smallest z_vs_map report: one item, so one point (the plot's range
+// is padded around it) and a histogram of one value. The item is run by two trellis variants,
+// which agree on log Z and the MAP: it is still one point and one item, not two.
+func TestZVsMAPOneRecord(t *testing.T) {
 	var recs []results.Record
 	for _, label := range []string{"trellis", "trellis-again"} {
 		r := withLogZ(rec("jets", label, -29.25, math.NaN(), "", 0.001), -26.5)
@@ -351,33 +352,6 @@ func TestZVsMAPOneItemTwoVariants(t *testing.T) {
 		recs = append(recs, r)
 	}
 	in := Input{Experiment: "golden", Datasets: []string{"jets"}, Algorithms: []string{"trellis", "trellis-again"}, Records: recs}
-	dir := t.TempDir()
-	if _, err := Write([]string{"z_vs_map"}, in, dir); err != nil {
-		t.Fatal(err)
-	}
-	colours, err := nColours(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	shapes, _ := readPlot(t, filepath.Join(dir, "z_vs_map"))
-	if got := countGlyphs(shapes, colours[0], scatterRadius); got != 2 {
-		t.Errorf("%d glyphs, want 1 point and 1 in the legend", got)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "z_vs_map.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(b), "\n5,1,") {
-		t.Errorf("z_vs_map.csv counts the item more than once:\n%s", b)
-	}
-}
-
-// TestZVsMAPOneRecord is the smallest z_vs_map report: one trellis record, so one point (the
-// plot's range is padded around it) and a histogram of one value.
-func TestZVsMAPOneRecord(t *testing.T) {
-	r := withLogZ(rec("jets", "trellis", -29.25, math.NaN(), "", 0.001), -26.5)
-	r.Item, r.N, r.AlgorithmName = "0", 5, "trellis"
-	in := Input{Experiment: "golden", Datasets: []string{"jets"}, Algorithms: []string{"trellis"}, Records: []results.Record{r}}
 	dir := t.TempDir()
 	if _, err := Write([]string{"z_vs_map"}, in, dir); err != nil {
 		t.Fatal(err)

@@ -98,7 +98,7 @@ func solveBayes(ctx context.Context, params any, it *inputs.Item, rng *rand.Rand
 			r.Params["cc_used"] = cc
 		}
 		r.Params["tie_rule"] = bayesTieRule(params)
-		dropUnusedBayesParams(r.Params, params, cm.Model)
+		dropUnusedBayesParams(r.Params, cm.Model)
 	}
 	return sol, nil
 }
@@ -118,17 +118,8 @@ func bayesTieRule(params any) string {
 // dropUnusedBayesParams removes from a record's params the keys that did not shape the result: the
 // prior the variant does not use, and the hyperparameters of the cluster models it did not score
 // with, so that a record never suggests a setting mattered.
-func dropUnusedBayesParams(rp map[string]any, params any, modelUsed string) {
-	var prior string
-	switch p := params.(type) {
-	case *config.BHCParams:
-		prior = p.Prior
-	case *config.RBHCParams:
-		prior = p.Prior
-	case *config.EMBHCParams:
-		prior = p.Prior
-	}
-	switch prior {
+func dropUnusedBayesParams(rp map[string]any, modelUsed string) {
+	switch rp["prior"] { // bhc, rbhc and embhc choose a prior; bhc_exact and brt have none
 	case "dp":
 		delete(rp, "pi")
 	case "fixed":
