@@ -55,6 +55,9 @@ Usage:
                                not finish or lacks tasks of OLD
   hcbench validate CONFIG...   check configs (and read their data files) without running
   hcbench plan CONFIG          print the task list of a config
+  hcbench data fetch [SET...]  download the real data sets (all by default) into the data directory
+  hcbench data list            what each data set is, its licence, and whether it is present
+  hcbench data verify [SET...] check the SHA-256 sums of the data sets present
   hcbench help                 this text
   hcbench help config          every config key, its meaning and default
 
@@ -95,6 +98,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdValidate(rest, stdout, stderr)
 	case "plan":
 		return cmdPlan(rest, stdout, stderr)
+	case "data":
+		return cmdData(ctx, rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		return cmdHelp(rest, stdout, stderr)
 	}

@@ -1,0 +1,117 @@
+// Package datadir is hcbench's data directory: where it is, which data sets it holds and where
+// each comes from. The real data sets that the shipped configs and the tests read (pam50, the UCI
+// sets, the public ClusterTrellis jets) are never part of the repository: `hcbench data fetch`
+// downloads them from their public sources into the data directory, checks their SHA-256 sums and
+// converts them where hcbench reads another format than the source's.
+//
+// The data directory is one setting: the -data flag, else $HCBENCH_DATA, else the default,
+// hcbench/data in the user's cache directory (os.UserCacheDir: $XDG_CACHE_HOME or ~/.cache on
+// Linux, ~/Library/Caches on macOS). A config names a file inside it as "data:SET/FILE", for
+// example "data:uci/iris.csv"; every other path is relative to the config file.
+package datadir
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// EnvDir is the environment variable that sets the data directory (the -data flag overrides it).
+const EnvDir = "HCBENCH_DATA"
+
+// Prefix starts a config path that lies inside the data directory: "data:uci/iris.csv".
+const Prefix = "data:"
+
+// Location is a resolved data directory and the setting it came from, for messages.
+type Location struct {
+	Path string
+	// From says which setting chose Path: "-data", "$HCBENCH_DATA" or "the default".
+	From string
+}
+
+func (l Location) String() string { return l.Path + " (" + l.From + ")" }
+
+// Locate resolves the data directory: flag when it is not empty, else the environment variable
+// EnvDir (read through getenv), else Default. A relative path is made absolute, so that tests and
+// commands run from other directories agree on it.
+func Locate(flag string, getenv func(string) string) (Location, error) {
+	loc := Location{Path: flag, From: "-data"}
+	if loc.Path == "" {
+		loc = Location{Path: getenv(EnvDir), From: "$" + EnvDir}
+	}
+	if loc.Path == "" {
+		d, err := Default()
+		if err != nil {
+			return Location{}, err
+		}
+		loc = Location{Path: d, From: "the default"}
+	}
+	abs, err := filepath.Abs(loc.Path)
+	if err != nil {
+		return Location{}, fmt.Errorf("data directory %s: %w", loc, err)
+	}
+	loc.Path = abs
+	return loc, nil
+}
+
+// Default returns the default data directory: hcbench/data in the user's cache directory.
+func Default() (string, error) {
+	c, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no default data directory (%v); set %s or pass -data DIR", err, EnvDir)
+	}
+	return filepath.Join(c, "hcbench", "data"), nil
+}
+
+// IsRef reports whether a config path names a file of the data directory ("data:SET/FILE").
+func IsRef(p string) bool { return strings.HasPrefix(p, Prefix) }
+
+// Rel returns the path of a reference relative to the data directory ("uci/iris.csv"), checked
+// to stay inside it; ok is false for a path that is no reference.
+func Rel(ref string) (rel string, ok bool, err error) {
+	rest, ok := strings.CutPrefix(ref, Prefix)
+	if !ok {
+		return "", false, nil
+	}
+	rel = filepath.Clean(filepath.FromSlash(rest))
+	if rest == "" || filepath.IsAbs(rel) || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", true, fmt.Errorf("%q: a data reference names a file inside the data directory, as in %suci/iris.csv", ref, Prefix)
+	}
+	return rel, true, nil
+}
+
+// SetOf returns the name of the data set a path relative to the data directory belongs to (its
+// first element), or "" when no data set of the catalog holds it.
+func SetOf(rel string) string {
+	first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+	if s := Lookup(first); s != nil {
+		return s.Name
+	}
+	return ""
+}
+
+// MissingHint says what to do about a missing file rel of the data directory loc: which data set
+// it belongs to and the command that fetches it. It is "" for a file of no data set.
+func MissingHint(loc Location, rel string) string {
+	s := Lookup(SetOf(rel))
+	if s == nil {
+		return fmt.Sprintf("the data directory is %s; no data set of `hcbench data list` holds %s", loc, filepath.ToSlash(rel))
+	}
+	return fmt.Sprintf("it belongs to the data set %s (%s), which is not fetched into the data directory %s: fetch it with `hcbench data fetch %s` (or set %s, or pass -data DIR)",
+		s.Name, s.Title, loc, s.Name, EnvDir)
+}
+
+// ErrNoSet is returned for a data set name that the catalog does not hold.
+var ErrNoSet = errors.New("no such data set")
+
+// Lookup returns the data set of the catalog with the given name, or nil.
+func Lookup(name string) *Set {
+	for i := range Catalog {
+		if Catalog[i].Name == name {
+			return &Catalog[i]
+		}
+	}
+	return nil
+}
