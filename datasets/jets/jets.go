@@ -19,8 +19,10 @@ import (
 	"os"
 	"strconv"
 
+	"hcbench/algorithms/model/ginkgo"
 	"hcbench/algorithms/tree"
 	"hcbench/datasets/badlines"
+	"hcbench/internal/linelimit"
 )
 
 // Schema is the version of the format written by Write.
@@ -121,20 +123,51 @@ func (j *Jet) TruthTree() (*tree.Tree, error) {
 // O(1); 1e-6 still accepts files whose two copies were written at float32 precision.
 const leafTolerance = 1e-6
 
-// Validate checks what the likelihood and the algorithms rely on: finite leaves, positive rates and
-// t_cut, known likelihood names, and, when the jet has a truth tree, a full binary tree over the
-// leaves whose leaf nodes' "content" rows, in depth-first left-to-right order, are the "leaves"
-// (to leafTolerance), so that item k of the tree is leaf k.
+// Validate checks what the likelihood and the algorithms rely on: physical leaves (below), rates
+// and t_cut in range, known likelihood names, and, when the jet has a truth tree, a full binary
+// tree over the leaves whose leaf nodes' "content" rows, in depth-first left-to-right order, are
+// the "leaves" (to leafTolerance), so that item k of the tree is leaf k.
+//
+// Every leaf must be a particle's 4-momentum (E, px, py, pz), as the Ginkgo likelihoods
+// (../shared/design/ginkgo.md §5, §6; hcbench/algorithms/model/ginkgo) assume: they sum leaf
+// momenta into clusters and score a split by the invariant masses² t = E² − |p⃗|² of the sums. A
+// leaf that breaks a rule is refused, with the leaf, the value and the rule:
+//
+//   - Every component is a finite number of magnitude at most ginkgo.MaxComponent (1e100). JSON
+//     holds no NaN or infinity, but 1e308 is finite, and its square is not: the likelihood would
+//     see t = +Inf or ∞ − ∞ and score every split −Inf (a null), whatever the jet. Below 1e100,
+//     the mass² of any sum of up to 2^24 leaves is at most about 1e215, which leaves room for the
+//     likelihood's products with λ (see ginkgo.MaxComponent).
+//   - Not the zero 4-momentum: it is no particle. It would join any cluster without changing its
+//     mass, and the splits that add it would be scored as emissions all the same.
+//   - E > 0: a particle's energy is positive. Summed with others, a negative E makes clusters of
+//     any mass, space-like ones too, and the scores plausible numbers that mean nothing.
+//   - Not space-like: E² − |p⃗|² ≥ −ginkgo.MassTolerance·E². A particle has E ≥ |p⃗|, so that every
+//     cluster's t is at least the sum of its parts' (the 2020 formula relies on that when it takes
+//     √t_P − √t_max), and the 2021 formula rejects a child of negative t outright. The tolerance
+//     (1e-6 of E²) admits light leaves whose recomputed mass² rounding made slightly negative, as
+//     in the reference's float32 data (−4.7e-6 seen there), and nothing else.
+//
+// A leaf may have any mass² between 0 and t_cut. A heavier leaf (beyond the same tolerance) is one
+// the generator cannot make, since it splits every node with t > t_cut, but both formulas define
+// a value for it, so it is not refused here: the model's Warnings reports it, and the runner puts
+// that warning into every record of the jet (likewise a slightly negative mass² under ginkgo2021,
+// which scores every tree −Inf, and a t_cut too small for the energies to resolve).
+//
+// "Lambda" and "LambdaRoot" (when present) must lie in [ginkgo.MinRate, ginkgo.MaxRate] = [1e-40,
+// 1e40] and "pt_cut" in [ginkgo.MinTCut, ginkgo.MaxTCut] = [1e-40, 1e200]: within them no product
+// or quotient in the likelihood overflows or underflows (ginkgo.MaxComponent gives the arithmetic).
 func (j *Jet) Validate() error {
 	if len(j.Leaves) == 0 {
 		return errors.New(`missing or empty "leaves"`)
 	}
 	for i, l := range j.Leaves {
-		for _, x := range l {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return fmt.Errorf("leaf %d has a non-finite component", i)
-			}
+		if err := ginkgo.CheckLeaf(l); err != nil {
+			return fmt.Errorf(`leaf %d (the %s row of "leaves", %v) %w`, i, ordinal(i+1), l, err)
 		}
+	}
+	if len(j.Leaves) > ginkgo.MaxLeaves {
+		return fmt.Errorf(`"leaves" has %d leaves, more than the %d the likelihood takes`, len(j.Leaves), ginkgo.MaxLeaves)
 	}
 	if !(j.Lambda > 0) {
 		return errors.New(`"Lambda" must be present and positive`)
@@ -144,6 +177,15 @@ func (j *Jet) Validate() error {
 	}
 	if !(j.TCut > 0) {
 		return errors.New(`"pt_cut" (the t_cut) must be present and positive`)
+	}
+	for _, c := range []struct {
+		key    string
+		v      float64
+		lo, hi float64
+	}{{"Lambda", j.Lambda, ginkgo.MinRate, ginkgo.MaxRate}, {"LambdaRoot", j.RootLambdaOrDefault(), ginkgo.MinRate, ginkgo.MaxRate}, {"pt_cut", j.TCut, ginkgo.MinTCut, ginkgo.MaxTCut}} {
+		if !(c.v >= c.lo && c.v <= c.hi) {
+			return fmt.Errorf("%q is %v, outside [%g, %g], the range in which the likelihood is computed without overflow or underflow", c.key, c.v, c.lo, c.hi)
+		}
 	}
 	switch j.Likelihood {
 	case "", "ginkgo2020", "ginkgo2021":
@@ -217,22 +259,39 @@ func ordinal(k int) string {
 	return strconv.Itoa(k) + suffix
 }
 
-// maxLine bounds one jet's line; a 1000-leaf jet with its tree is well under 1 MB.
-const maxLine = 64 << 20
+// MaxLine bounds one jet's line, its line ending excluded; a 1000-leaf jet with its tree is well
+// under 1 MB. A file without line breaks (/dev/zero, a binary file) is refused once MaxLine bytes
+// are read, having held about that much memory (see package linelimit).
+const MaxLine = 64 << 20
 
 // Read reads jets from r, one per non-blank line. name labels errors. A file with bad lines gives
 // an error per bad line, each with the file and 1-based line (see package badlines: up to
 // badlines.Max, then a count); the errors are joined (errors.Join), so Unwrap lists them.
+//
+// A line longer than MaxLine (64 MiB) stops reading with an error naming its line and the limit;
+// memory stays within about MaxLine besides what the jets read so far take, which is in proportion
+// to the text. r is only read, never seeked, so it may be a pipe.
 func Read(r io.Reader, name string) ([]Jet, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<16), maxLine)
+	lr := linelimit.NewReader(r, MaxLine)
 	var out []Jet
 	bad := badlines.New(name)
 	seen := map[ID]int{}
 	line := 0
-	for sc.Scan() {
+	for {
+		raw, err := lr.Line()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if e, ok := linelimit.IsTooLong(err); ok {
+				bad.Addf(e.Line, "line longer than %s, the limit for one jet; stopped reading there (is this a jets file, one JSON object per line? a jet's line is usually well under 1 MB)", linelimit.Size(e.Limit))
+			} else {
+				bad.Addf(line+1, "%v", err)
+			}
+			break
+		}
 		line++
-		b := bytes.TrimSpace(sc.Bytes())
+		b := bytes.TrimSpace(raw)
 		if line == 1 {
 			b = bytes.TrimPrefix(b, []byte("\ufeff"))
 		}
@@ -253,13 +312,6 @@ func Read(r io.Reader, name string) ([]Jet, error) {
 			seen[j.ID] = line
 		}
 		out = append(out, j)
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			bad.Addf(line+1, "line longer than %d bytes; stopped reading there", maxLine)
-		} else {
-			bad.Add(0, err)
-		}
 	}
 	if err := bad.Err(); err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"hcbench/datasets/badlines"
+	"hcbench/internal/linelimit"
 )
 
 // CSVOptions describe a labelled CSV file (optionally gzip-compressed, detected by the gzip magic
@@ -43,6 +44,13 @@ type CSVOptions struct {
 // when o.LabelColumn is "none". name labels errors, which give the 1-based line, e.g.
 // "x.csv:9: column 4: \"abc\" is not a number". Bad rows are all reported (see package badlines);
 // a broken header, or CSV syntax the parser cannot read past, stops reading.
+//
+// Limits, against hostile or mistaken input: a line may hold at most MaxLineBytes (16 MiB), and so
+// may a record that spans lines (a quoted field with line breaks); gzip data may decompress to at
+// most MaxGzipBytes (1 GiB). Past any of them reading stops with an error naming the line and the
+// limit, having held about the limit in memory, so that reading /dev/zero fails after 16 MiB.
+// Within them, memory grows in proportion to the text read. r is only read, never seeked, so it
+// may be a pipe.
 func ReadCSV(r io.Reader, name string, o CSVOptions) (*Data, error) {
 	mode := o.Header
 	if mode == "" {
@@ -51,11 +59,12 @@ func ReadCSV(r io.Reader, name string, o CSVOptions) (*Data, error) {
 	if mode != "names" && mode != "none" && mode != "sklearn" {
 		return nil, fmt.Errorf("%s: unknown header kind %q (want names, none or sklearn)", name, o.Header)
 	}
-	br, err := openInput(r, name)
+	lr, err := openInput(r, name)
 	if err != nil {
 		return nil, err
 	}
-	cr := csv.NewReader(br)
+	src := &csvSource{lr: lr, limit: lineLimit, startLine: 1}
+	cr := csv.NewReader(src)
 	cr.FieldsPerRecord = -1 // ragged rows are reported below, with the expected count
 	cr.TrimLeadingSpace = true
 	read := func() ([]string, int, error) {
@@ -65,11 +74,17 @@ func ReadCSV(r io.Reader, name string, o CSVOptions) (*Data, error) {
 		}
 		if err != nil {
 			var pe *csv.ParseError
-			if errors.As(err, &pe) {
+			var re *recordTooLong
+			switch {
+			case errors.As(err, &re):
+				return nil, 0, fmt.Errorf("%s:%d: the record that starts here is still open at line %d, and the next line would take it past %s, the limit for one CSV record; is a quoted field never closed? (a line break inside quotes continues the field)",
+					name, re.startLine, re.line, linelimit.Size(re.limit))
+			case errors.As(err, &pe):
 				return nil, 0, fmt.Errorf("%s:%d:%d: %v", name, pe.Line, pe.Column, pe.Err)
 			}
-			return nil, 0, fmt.Errorf("%s: %v", name, err)
+			return nil, 0, inputError(name, lr.Lines()+1, err)
 		}
+		src.mark()
 		for k := range rec {
 			rec[k] = strings.TrimSpace(rec[k])
 		}
@@ -278,6 +293,51 @@ rows:
 	}
 	return d, nil
 }
+
+// csvSource hands encoding/csv the input line by line (each within the line limit), and stops a
+// record that spans more than limit bytes, which a quoted field left open would otherwise grow
+// without bound. The CSV parser reads a line only when it needs it (its buffer never holds more
+// than the line it is parsing), so the bytes handed over since the last record ended are the
+// bytes of the current record and the blank lines before it.
+type csvSource struct {
+	lr        *linelimit.Reader
+	limit     int
+	cur       []byte // the rest of the line being handed over
+	delivered int64  // bytes handed over so far
+	start     int64  // delivered when the last record ended, or after the blank lines after it
+	startLine int    // the line after those
+}
+
+// recordTooLong is the error for a record that spans more than the limit.
+type recordTooLong struct{ startLine, line, limit int }
+
+func (e *recordTooLong) Error() string {
+	return fmt.Sprintf("a record from line %d to %d spans more than %d bytes", e.startLine, e.line, e.limit)
+}
+
+func (s *csvSource) Read(p []byte) (int, error) {
+	if len(s.cur) == 0 {
+		b, err := s.lr.Line()
+		if err != nil {
+			return 0, err
+		}
+		if s.delivered > s.start && s.delivered-s.start+int64(len(b)) > int64(s.limit) {
+			return 0, &recordTooLong{startLine: s.startLine, line: s.lr.Lines() - 1, limit: s.limit}
+		}
+		if s.delivered == s.start && (len(b) == 1 || len(b) == 2 && b[0] == '\r') && b[len(b)-1] == '\n' {
+			// A blank line before a record, which the parser skips: the record starts later.
+			s.start, s.startLine = s.delivered+int64(len(b)), s.lr.Lines()+1
+		}
+		s.cur = b
+	}
+	n := copy(p, s.cur)
+	s.cur = s.cur[n:]
+	s.delivered += int64(n)
+	return n, nil
+}
+
+// mark notes that a record has ended.
+func (s *csvSource) mark() { s.start, s.startLine = s.delivered, s.lr.Lines()+1 }
 
 // resolveColumn returns the 0-based index of the column that spec names: a header name, else a
 // 1-based position.

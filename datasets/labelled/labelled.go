@@ -11,6 +11,7 @@ package labelled
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strconv"
@@ -114,6 +115,10 @@ func (d *Data) LabelCounts() map[string]int {
 // detect gzip compression by its magic bytes. A missing file gives an error naming the path; errors
 // about the contents name the path and the line. CSV options with format "pam50" are an error, not
 // silently ignored.
+//
+// The readers' limits apply (see ReadCSV): a line, and a CSV record, of at most MaxLineBytes
+// (16 MiB), gzip data of at most MaxGzipBytes (1 GiB) decompressed. The file is read as a stream,
+// never seeked, so path may name a FIFO or a device (/dev/stdin); /dev/zero fails after 16 MiB.
 func ReadFile(path, format string, o CSVOptions) (*Data, error) {
 	switch format {
 	case "pam50":
@@ -129,10 +134,22 @@ func ReadFile(path, format string, o CSVOptions) (*Data, error) {
 		return nil, err // *PathError: "open PATH: no such file or directory"
 	}
 	defer f.Close()
-	if format == "pam50" {
-		return ReadPAM50(f, path)
+	return Read(f, path, format, o)
+}
+
+// Read reads data in format "pam50" (ReadPAM50) or "csv" (ReadCSV) from r; name labels errors.
+// CSV options with format "pam50" are an error, as for ReadFile.
+func Read(r io.Reader, name, format string, o CSVOptions) (*Data, error) {
+	switch format {
+	case "pam50":
+		if o.Header != "" || o.LabelColumn != "" || o.NameColumn != "" || len(o.Ignore) > 0 || o.Unknown != "" {
+			return nil, fmt.Errorf("%s: CSV options (header, label, name, ignored columns, unknown label) do not apply to format pam50", name)
+		}
+		return ReadPAM50(r, name)
+	case "csv":
+		return ReadCSV(r, name, o)
 	}
-	return ReadCSV(f, path, o)
+	return nil, fmt.Errorf("%s: unknown format %q (want pam50 or csv)", name, format)
 }
 
 // parseValue reads one feature cell. Empty cells, "NA" (any case) and NaN spellings that strconv

@@ -2,6 +2,7 @@ package labelled
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -9,12 +10,34 @@ import (
 	"strings"
 
 	"hcbench/datasets/badlines"
+	"hcbench/internal/linelimit"
+)
+
+// MaxLineBytes bounds one line of a CSV or PAM50 file (its line ending excluded), and one CSV
+// record, which spans several lines when a quoted field holds line breaks. A wide data file has
+// a few hundred KB per line (60,000 genes of 15 characters: 900 KB); 16 MiB leaves room for 18
+// times that, while a file without line breaks (/dev/zero, a binary file) is refused after 16 MiB
+// read, with about that much memory held, instead of growing a buffer until the process is killed.
+const MaxLineBytes = 16 << 20
+
+// MaxGzipBytes bounds the decompressed size of gzip input, against a gzip bomb: deflate shrinks a
+// repetitive text up to 1032 times, so a 1 MB file could otherwise expand to a gigabyte per
+// megabyte. The data the clustering experiments read are far smaller; a file that really is larger
+// can be decompressed and read uncompressed, whose size the user sees on disk.
+const MaxGzipBytes = 1 << 30
+
+// The limits in force; tests lower them.
+var (
+	lineLimit = MaxLineBytes
+	gzipLimit = int64(MaxGzipBytes)
 )
 
 // openInput returns r decompressed when it starts with the gzip magic bytes (1f 8b), with a UTF-8
-// byte order mark at the start of the (decompressed) text removed.
-func openInput(r io.Reader, name string) (*bufio.Reader, error) {
-	br := bufio.NewReader(r)
+// byte order mark at the start of the (decompressed) text removed, as lines of at most lineLimit
+// bytes; decompressed gzip data stop with an error after gzipLimit bytes. r is only read, never
+// seeked, so it may be a pipe.
+func openInput(r io.Reader, name string) (*linelimit.Reader, error) {
+	br := bufio.NewReaderSize(r, linelimit.BufSize)
 	magic, err := br.Peek(2)
 	if err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: %v", name, err)
@@ -24,52 +47,91 @@ func openInput(r io.Reader, name string) (*bufio.Reader, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: starts like gzip but is not a valid gzip stream: %v", name, err)
 		}
-		br = bufio.NewReader(gzipErrors{gz})
+		br = bufio.NewReaderSize(&gzipData{r: gz, max: gzipLimit}, linelimit.BufSize)
 	}
 	bom, err := br.Peek(3)
 	if err != nil && err != io.EOF {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, fmt.Errorf("%s:1: %v", name, err)
 	}
 	if string(bom) == "\ufeff" {
 		br.Discard(3)
 	}
-	return br, nil
+	return linelimit.NewReader(br, lineLimit), nil
 }
 
-// gzipErrors marks errors of a damaged gzip stream (a truncated file, a bad checksum) as such.
-type gzipErrors struct{ r io.Reader }
+// gzipData reads decompressed gzip data: it marks errors of a damaged stream (a truncated file, a
+// bad checksum) as such, and refuses to give more than max bytes.
+type gzipData struct {
+	r      io.Reader
+	n, max int64
+}
 
-func (g gzipErrors) Read(p []byte) (int, error) {
+// errGzipTooLarge is the error for gzip data that decompress to more than the limit.
+type errGzipTooLarge struct{ max int64 }
+
+func (e *errGzipTooLarge) Error() string {
+	return fmt.Sprintf("the gzip data decompress to more than %s, the limit for compressed input (a guard against gzip bombs); if the data really are this large, decompress the file (gunzip) and read it uncompressed",
+		linelimit.Size(int(e.max)))
+}
+
+func (g *gzipData) Read(p []byte) (int, error) {
+	if g.n >= g.max {
+		// Tell the end of the data at the limit from more data beyond it.
+		var one [1]byte
+		n, err := g.r.Read(one[:])
+		if n > 0 {
+			return 0, &errGzipTooLarge{g.max}
+		}
+		return 0, g.wrap(err)
+	}
+	if int64(len(p)) > g.max-g.n {
+		p = p[:g.max-g.n]
+	}
 	n, err := g.r.Read(p)
+	g.n += int64(n)
+	return n, g.wrap(err)
+}
+
+func (g *gzipData) wrap(err error) error {
 	if err != nil && err != io.EOF {
 		err = fmt.Errorf("damaged gzip data: %w", err)
 	}
-	return n, err
+	return err
+}
+
+// inputError describes an error of reading line (1-based) of the file name: a line over the
+// limit, gzip data over theirs, or an error of the underlying reader.
+func inputError(name string, line int, err error) error {
+	if e, ok := linelimit.IsTooLong(err); ok {
+		return fmt.Errorf("%s:%d: line longer than %s, the limit for one line of a data file; is this a text file with line breaks (LF or CRLF)? A binary file, or one with old Mac (CR) line endings, reads as one huge line",
+			name, e.Line, linelimit.Size(e.Limit))
+	}
+	return fmt.Errorf("%s:%d: %v", name, line, err)
 }
 
 // lineReader yields the lines of a text file without their LF or CRLF ending, counting them from 1.
 type lineReader struct {
-	br   *bufio.Reader
+	src  *linelimit.Reader
 	name string
 	line int // number of the line last returned
 }
 
 // next returns the next line; ok is false at the end of the input.
 func (lr *lineReader) next() (s string, ok bool, err error) {
-	s, err = lr.br.ReadString('\n')
-	if err != nil && err != io.EOF {
-		return "", false, fmt.Errorf("%s:%d: %v", lr.name, lr.line+1, err)
-	}
-	if err == io.EOF && s == "" {
+	b, err := lr.src.Line()
+	if err == io.EOF {
 		return "", false, nil
 	}
+	if err != nil {
+		return "", false, inputError(lr.name, lr.line+1, err)
+	}
 	lr.line++
-	s = strings.TrimSuffix(s, "\n")
-	s = strings.TrimSuffix(s, "\r")
-	if strings.ContainsRune(s, '\r') {
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	b = bytes.TrimSuffix(b, []byte("\r"))
+	if bytes.IndexByte(b, '\r') >= 0 {
 		return "", false, fmt.Errorf("%s:%d: carriage return inside the line (old Mac line endings? want LF or CRLF)", lr.name, lr.line)
 	}
-	return s, true, nil
+	return string(b), true, nil
 }
 
 // nextNonBlank skips lines holding only white space.
@@ -94,12 +156,17 @@ func (lr *lineReader) nextNonBlank() (string, bool, error) {
 // compression are accepted. name labels errors, which give the 1-based line, e.g.
 // "x.tsv:7: row has 12 fields, want 233". Bad gene lines are all reported (see package badlines);
 // a broken header or subtype line stops reading.
+//
+// Limits, against hostile or mistaken input: a line may hold at most MaxLineBytes (16 MiB) and
+// gzip data may decompress to at most MaxGzipBytes (1 GiB); past either, reading stops with an
+// error naming the line and the limit, having held about the limit in memory. Within them, memory
+// grows in proportion to the text read. r is only read, never seeked, so it may be a pipe.
 func ReadPAM50(r io.Reader, name string) (*Data, error) {
 	br, err := openInput(r, name)
 	if err != nil {
 		return nil, err
 	}
-	lr := &lineReader{br: br, name: name}
+	lr := &lineReader{src: br, name: name}
 
 	head, ok, err := lr.nextNonBlank()
 	if err != nil {

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"hcbench/datasets/datadir/datatest"
 	"hcbench/datasets/labelled"
-	"hcbench/datasets/shareddata"
 )
 
 const (
@@ -24,10 +24,7 @@ var zeroFilledOptions = labelled.CSVOptions{Header: "names", LabelColumn: "subty
 // the project's setup, see the README, "Data").
 func readShared(t *testing.T, rel, format string, o labelled.CSVOptions) *labelled.Data {
 	t.Helper()
-	p, err := shareddata.Path(rel)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := datatest.Path(t, rel)
 	d, err := labelled.ReadFile(p, format, o)
 	if err != nil {
 		t.Fatal(err)

@@ -374,62 +374,6 @@ func TestStratifiedSynthetic(t *testing.T) {
 	}
 }
 
-// The readers must never panic, whatever the bytes; `go test` runs the seeds, `go test -fuzz` more.
-func FuzzReadCSV(f *testing.F) {
-	for _, s := range []string{smallCSV, "\ufeff" + smallCSV, "2,1,a,b\n1,0\n1,1\n", "a\n\"", "\x1f\x8b", ",,,\n,,,\n"} {
-		f.Add(s, "names", "")
-		f.Add(s, "sklearn", "1")
-		f.Add(s, "none", "none")
-	}
-	f.Fuzz(func(t *testing.T, text, header, label string) {
-		d, err := labelled.ReadCSV(strings.NewReader(text), "fuzz", labelled.CSVOptions{Header: header, LabelColumn: label})
-		if err == nil {
-			checkInvariants(t, d)
-		}
-	})
-}
-
-func FuzzReadPAM50(f *testing.F) {
-	for _, s := range []string{smallPAM50, "\tA\nsubtype\t\nG\t\n", "\t\n", "\r\r\n"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, text string) {
-		d, err := labelled.ReadPAM50(strings.NewReader(text), "fuzz")
-		if err == nil {
-			checkInvariants(t, d)
-		}
-	})
-}
-
-func checkInvariants(t *testing.T, d *labelled.Data) {
-	t.Helper()
-	n := d.Len()
-	if n == 0 || len(d.Names) != n || d.Labels != nil && len(d.Labels) != n {
-		t.Fatalf("inconsistent lengths: %+v", d)
-	}
-	names := map[string]bool{}
-	nan := 0
-	for i, row := range d.X {
-		if len(row) != len(d.X[0]) || len(row) == 0 || d.Features != nil && len(row) != len(d.Features) {
-			t.Fatalf("row %d has %d values", i, len(row))
-		}
-		if names[d.Names[i]] || d.Names[i] == "" {
-			t.Fatalf("name %q repeated or empty", d.Names[i])
-		}
-		names[d.Names[i]] = true
-		for _, v := range row {
-			if math.IsNaN(v) {
-				nan++
-			} else if math.IsInf(v, 0) {
-				t.Fatalf("infinite value")
-			}
-		}
-	}
-	if nan != d.Missing {
-		t.Fatalf("Missing = %d, %d NaN cells", d.Missing, nan)
-	}
-}
-
 // TestReadReportsEveryBadRow: the bad rows of a CSV file and the bad gene lines of a pam50 file
 // are reported together, each with its line, and good rows between them do not stop the reading.
 func TestReadReportsEveryBadRow(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -59,10 +60,31 @@ type decoder struct {
 	failed map[string]bool
 	// unnamedDataset is set when a data set entry is not a mapping, so its name is unknown.
 	unnamedDataset bool
+	// more counts the problems beyond maxProblems, which are not kept.
+	more int
 }
 
+// maxProblems bounds the problems a config reports one by one; more are only counted (see
+// decoder.sorted). Aliases let a small config repeat a bad value many times (a data set entry of a
+// thousand unknown keys, aliased five hundred times in 11 KB, made half a million problems, a
+// 100 MB message and 1.7 GB of allocation), and a user reads the first problems anyway.
+const maxProblems = 100
+
 func (d *decoder) addf(line int, format string, args ...any) {
+	if len(d.problems) >= maxProblems {
+		d.more++
+		return
+	}
 	d.problems = append(d.problems, Problem{File: d.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+// sorted returns the problems in line order, with a last one counting those beyond maxProblems.
+func (d *decoder) sorted() Problems {
+	sort.SliceStable(d.problems, func(i, j int) bool { return d.problems[i].Line < d.problems[j].Line })
+	if d.more > 0 {
+		d.problems = append(d.problems, Problem{File: d.file, Msg: fmt.Sprintf("and %d more problems (only the first %d found are listed)", d.more, maxProblems)})
+	}
+	return d.problems
 }
 
 // skip marks path as failed without a message: its value derives from a key that failed, so
@@ -90,8 +112,41 @@ type field struct {
 	typ      reflect.Type
 }
 
+// fieldsCache holds fieldsOf's lists by type: decoding a config asks for them at every mapping,
+// and a large config (or an aliased entry used many times) would otherwise rebuild them each time,
+// half of all it allocated.
+var fieldsCache sync.Map // reflect.Type → []field
+
 // fieldsOf lists the keys of a schema struct type, inline structs flattened, in declaration order.
+// The list is shared: do not modify it.
 func fieldsOf(t reflect.Type) []field {
+	if fs, ok := fieldsCache.Load(t); ok {
+		return fs.([]field)
+	}
+	fs := listFields(t)
+	fs = fs[:len(fs):len(fs)] // an append copies
+	fieldsCache.Store(t, fs)
+	return fs
+}
+
+// byKeyCache holds fieldsByKey's maps by type, for the reason of fieldsCache.
+var byKeyCache sync.Map // reflect.Type → map[string]field
+
+// fieldsByKey maps the keys of a schema struct type to their fields (see fieldsOf). The map is
+// shared: do not modify it.
+func fieldsByKey(t reflect.Type) map[string]field {
+	if m, ok := byKeyCache.Load(t); ok {
+		return m.(map[string]field)
+	}
+	m := map[string]field{}
+	for _, f := range fieldsOf(t) {
+		m[f.key] = f
+	}
+	byKeyCache.Store(t, m)
+	return m
+}
+
+func listFields(t reflect.Type) []field {
 	var out []field
 	for i := range t.NumField() {
 		sf := t.Field(i)
@@ -139,13 +194,8 @@ func (d *decoder) mapping(node *yaml.Node, out any, path string, handled ...stri
 		d.fail(node.Line, orTop(path), "want a mapping of keys to values, got %s", describe(node))
 		return lines
 	}
-	byKey := map[string]field{}
-	var known []string
-	for _, f := range fs {
-		byKey[f.key] = f
-		known = append(known, f.key)
-	}
-	known = append(known, handled...)
+	byKey := fieldsByKey(v.Type())
+	var known []string // the keys for a suggestion, listed at the first unknown key
 	for i := 0; i+1 < len(node.Content); i += 2 {
 		k, val := node.Content[i], node.Content[i+1]
 		key := k.Value
@@ -159,7 +209,10 @@ func (d *decoder) mapping(node *yaml.Node, out any, path string, handled ...stri
 		}
 		f, ok := byKey[key]
 		if !ok {
-			d.addf(k.Line, "%s: unknown key %q%s", orTop(path), key, suggest("keys", key, known))
+			if known == nil && len(d.problems) < maxProblems {
+				known = append(keyNames(v.Type()), handled...)
+			}
+			d.addf(k.Line, "%s: unknown key %q%s", orTop(path), key, d.suggest("keys", key, known))
 			continue
 		}
 		d.value(val, v.FieldByIndex(f.index), join(path, key))
@@ -324,7 +377,14 @@ func orTop(path string) string {
 
 // suggest returns ` (did you mean "x"?)` for the known name closest to key, within two edits, or
 // the list of known names, which what names ("keys", "algorithms", …).
-func suggest(what, key string, known []string) string {
+// suggest returns " (did you mean …?)" or the list of known names, for the message of an unknown
+// key or name; nothing once maxProblems are listed, since the message is not kept then, and its
+// edit distances would cost a large config (or an aliased entry used many times) much time and
+// memory: a config of half a million unknown algorithm names allocated 1.3 GB.
+func (d *decoder) suggest(what, key string, known []string) string {
+	if len(d.problems) >= maxProblems {
+		return ""
+	}
 	best, bestD := "", 3
 	for _, k := range known {
 		if d := editDistance(key, k); d < bestD {

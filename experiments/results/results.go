@@ -4,7 +4,6 @@
 package results
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -13,9 +12,12 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+
+	"hcbench/internal/linelimit"
 )
 
 // RecordSchema is the version of Record written by this build.
@@ -185,25 +187,39 @@ func (l *LogProb) UnmarshalJSON(b []byte) error {
 
 type plainRecord Record
 
+// logProbFields are the indices of Record's *LogProb fields, and nullProbe a struct type with a
+// json.RawMessage field for each, of the same JSON key, which tells a null value from an absent
+// one: decoding into it matches keys as decoding a Record does (case-insensitively, the last of
+// repeated keys winning), and copies no other value.
+var logProbFields, nullProbe = func() ([]int, reflect.Type) {
+	var idx []int
+	var fields []reflect.StructField
+	rt := reflect.TypeFor[Record]()
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		if f.Type != reflect.TypeFor[*LogProb]() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		idx = append(idx, i)
+		fields = append(fields, reflect.StructField{Name: f.Name, Type: reflect.TypeFor[json.RawMessage](), Tag: reflect.StructTag(`json:"` + name + `"`)})
+	}
+	return idx, reflect.StructOf(fields)
+}()
+
 // UnmarshalJSON decodes a record. encoding/json sets a pointer field to nil on null without asking
 // the pointed-to type, so the null (−Inf) log-probabilities are restored here.
 func (r *Record) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, (*plainRecord)(r)); err != nil {
 		return err
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
+	probe := reflect.New(nullProbe)
+	if err := json.Unmarshal(b, probe.Interface()); err != nil {
 		return err
 	}
 	v := reflect.ValueOf(r).Elem()
-	logType := reflect.TypeFor[*LogProb]()
-	for i := range v.NumField() {
-		f := v.Type().Field(i)
-		if f.Type != logType {
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if m, ok := raw[name]; ok && string(bytes.TrimSpace(m)) == "null" {
+	for k, i := range logProbFields {
+		if m := probe.Elem().Field(k).Bytes(); string(bytes.TrimSpace(m)) == "null" {
 			v.Field(i).Set(reflect.ValueOf(Log(math.Inf(-1))))
 		}
 	}
@@ -286,36 +302,54 @@ func (w *Writer) Write(r *Record) error {
 // Close closes the file.
 func (w *Writer) Close() error { return w.f.Close() }
 
+// MaxLine bounds one record's line in results.jsonl, its newline excluded. The largest records
+// (a tree of thousands of leaves with its merges, clusters and posterior samples) take a few MB; a
+// file without line breaks (/dev/zero, a binary file) is refused once MaxLine bytes are read,
+// having held about that much memory (see package linelimit).
+const MaxLine = 64 << 20
+
 // Read reads records from JSON Lines; name labels errors, which give the line. A last line
 // without its newline is a torn record (a run killed while writing) and an error that says so.
+//
+// A line longer than MaxLine (64 MiB) stops reading with an error naming its line and the limit;
+// memory stays within about MaxLine besides what the records read so far take, which is in
+// proportion to the text. r is only read, never seeked, so it may be a pipe.
 func Read(r io.Reader, name string) ([]Record, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
+	lr := linelimit.NewReader(r, MaxLine)
 	var out []Record
 	line := 0
 	for {
-		raw, err := br.ReadBytes('\n')
-		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if len(raw) == 0 && err == io.EOF {
+		raw, err := lr.Line()
+		if err == io.EOF {
 			break
+		}
+		if e, ok := linelimit.IsTooLong(err); ok {
+			return nil, fmt.Errorf("%s:%d: line longer than %s, the limit for one result record; is this a results.jsonl file, one JSON record per line?", name, e.Line, linelimit.Size(e.Limit))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
 		}
 		line++
 		b := bytes.TrimSpace(raw)
-		if err == io.EOF && len(b) > 0 {
+		if raw[len(raw)-1] != '\n' && len(b) > 0 {
 			return nil, fmt.Errorf("%s:%d: torn last record (no newline): the run was killed while writing it; resume the run (hcbench run with the same config and -out) to drop it and redo the task", name, line)
 		}
 		if len(b) == 0 {
 			continue
 		}
-		var rec Record
-		if err := json.Unmarshal(b, &rec); err != nil {
+		// Decode in place, and double the slice when full (append grows a large slice by a
+		// quarter at a time, allocating 5 times its final size in all; doubling, 2 to 4).
+		if len(out) == cap(out) {
+			out = slices.Grow(out, max(len(out), 8))
+		}
+		out = out[:len(out)+1]
+		rec := &out[len(out)-1]
+		if err := json.Unmarshal(b, rec); err != nil {
 			return nil, fmt.Errorf("%s:%d: not a result record: %v", name, line, err)
 		}
 		if rec.Schema != RecordSchema {
 			return nil, fmt.Errorf("%s:%d: record schema %d, this build reads %d", name, line, rec.Schema, RecordSchema)
 		}
-		out = append(out, rec)
 	}
 	return out, nil
 }
