@@ -3,46 +3,47 @@ package conjugate
 import "math"
 
 // SearchCC chooses the scale cc of Bioconductor's Dirichlet recipe (BernoulliFromData,
-// CategoricalFromData) by maximising evidence(cc), the log evidence of a clustering built with
-// it, as Bioconductor BHC's FindOptimalHyperparameter does: halve cc from 1 while the evidence
-// improves, double it from 1 likewise (at most 10 steps each, as the design note's reading of the
-// package), then search the bracket between the first worse values by golden sections until it
-// is narrower than 4/3 (R's optimise with tol = 1 stops about there). It returns the best cc of
-// every evaluation, not only of the last bracket (ours), with its evidence. An error from
-// evidence stops the search. NaN evidence counts as worse than any number.
+// CategoricalFromData) as Bioconductor BHC's FindOptimalHyperparameter does (BHC 1.27.0,
+// R/FindOptimalHyperparameter.R, Bioconductor git commit 52a5f409b74bfd4394cc5614e7518c22c17b3d87),
+// evidence(cc) being the log evidence of a clustering built with it:
+//
+//  1. evaluate cc = 1;
+//  2. halve cc from 1 and evaluate, until the evidence is below that of the previous cc or 11
+//     values have been tried (the package's counter stops it when it exceeds 10); the last cc
+//     evaluated, the first worse one or 2⁻¹¹, is the lower end;
+//  3. double cc from 1 likewise; the last cc evaluated (at most 2¹¹) is the upper end;
+//  4. maximise the evidence on [lower, upper] with R's optimize(maximum = TRUE, tol = 1), that is
+//     BrentMin on −evidence with tol = 1 (the tolerance is on cc, not on the evidence, whatever
+//     the package's comment says), and return its result, optimize's $maximum.
+//
+// The result is therefore Brent's point, not the best cc of every evaluation: a value of the
+// halving or doubling, or a cc Brent tried earlier within its last tolerance, can have higher
+// evidence and is not returned (the package does not either). best is the evidence at cc, from
+// the evaluation Brent made there: evidence is assumed deterministic, so the package's extra
+// evaluation at the result (optimize's $objective, discarded by the package) is not made.
+//
+// An error from evidence stops the search and is returned. NaN evidence counts as −Inf (where
+// the package stops with an R error in steps 2 and 3) and so is worse than any number; in step 4
+// R's optimize replaces a non-finite value by the largest number, which BrentMin does too, so
+// NaN and −Inf evidence are the worst there. best is the evidence as evaluated, NaN included.
 func SearchCC(evidence func(cc float64) (float64, error)) (cc, best float64, err error) {
-	cc, best = math.NaN(), math.Inf(-1)
-	eval := func(c float64) (float64, error) {
-		v, err := evidence(c)
-		if err != nil {
-			return 0, err
-		}
-		if math.IsNaN(v) {
-			v = math.Inf(-1)
-		}
-		if v > best || math.IsNaN(cc) {
-			cc, best = c, v
-		}
-		return v, nil
-	}
-	at1, err := eval(1)
+	at1, err := evidence(1)
 	if err != nil {
 		return 0, 0, err
 	}
 	bound := func(factor float64) (float64, error) {
 		c, prev := 1.0, at1
-		for range 10 {
+		for counter := 1; ; counter++ {
 			c *= factor
-			v, err := eval(c)
+			v, err := evidence(c)
 			if err != nil {
 				return 0, err
 			}
-			if v < prev {
-				break
+			if orMinusInf(v) < orMinusInf(prev) || counter > 10 {
+				return c, nil
 			}
 			prev = v
 		}
-		return c, nil
 	}
 	lo, err := bound(0.5)
 	if err != nil {
@@ -52,32 +53,22 @@ func SearchCC(evidence func(cc float64) (float64, error)) (cc, best float64, err
 	if err != nil {
 		return 0, 0, err
 	}
-	const tol = 1.0
-	phi := (math.Sqrt(5) - 1) / 2
-	a, b := lo, hi
-	x1, x2 := b-phi*(b-a), a+phi*(b-a)
-	f1, err := eval(x1)
+	seen := map[float64]float64{}
+	cc, _, err = BrentMin(func(c float64) (float64, error) {
+		v, err := evidence(c)
+		seen[c] = v
+		return -orMinusInf(v), err
+	}, lo, hi, 1)
 	if err != nil {
 		return 0, 0, err
 	}
-	f2, err := eval(x2)
-	if err != nil {
-		return 0, 0, err
+	return cc, seen[cc], nil
+}
+
+// orMinusInf returns v, or −Inf where v is NaN.
+func orMinusInf(v float64) float64 {
+	if math.IsNaN(v) {
+		return math.Inf(-1)
 	}
-	for b-a > 4*tol/3 {
-		if f1 >= f2 {
-			b, x2, f2 = x2, x1, f1
-			x1 = b - phi*(b-a)
-			if f1, err = eval(x1); err != nil {
-				return 0, 0, err
-			}
-		} else {
-			a, x1, f1 = x1, x2, f2
-			x2 = a + phi*(b-a)
-			if f2, err = eval(x2); err != nil {
-				return 0, 0, err
-			}
-		}
-	}
-	return cc, best, nil
+	return v
 }
