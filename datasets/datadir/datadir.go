@@ -8,6 +8,21 @@
 // hcbench/data in the user's cache directory (os.UserCacheDir: $XDG_CACHE_HOME or ~/.cache on
 // Linux, ~/Library/Caches on macOS). A config names a file inside it as "data:SET/FILE", for
 // example "data:uci/iris.csv"; every other path is relative to the config file.
+//
+// The Catalog names, for every file, the SHA-256 of its bytes as installed and where it comes
+// from: a file of a public GitHub repository at a fixed commit, downloaded from
+// https://raw.githubusercontent.com/OWNER/REPO/COMMIT/PATH and installed byte for byte, or a file
+// that a converter in Go derives from such downloads (pam50's zero-filled CSV and example match,
+// scikit-learn's digits.csv.gz with Debian's gzip header, the ClusterTrellis pickles as JSON
+// Lines, read by package pickle). Fetch downloads into temporary files of the set's folder, checks
+// every source and every result against its sum and renames a file into place only when it is
+// right; Check compares a folder with the catalog. Each set's folder also holds the licence file
+// of its source where there is one, and a README.md that Fetch writes.
+//
+// A mirror (the -mirror flag of `hcbench data fetch`, else $HCBENCH_DATA_MIRROR) replaces
+// https://raw.githubusercontent.com: it serves each source file at MIRROR/OWNER/REPO/COMMIT/PATH,
+// for example a folder of such paths served by `python3 -m http.server`, for machines without
+// internet and for tests.
 package datadir
 
 import (

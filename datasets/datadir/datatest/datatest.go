@@ -41,3 +41,21 @@ func Path(tb testing.TB, rel string) string {
 	}
 	return p
 }
+
+// Optional returns the path of rel like Path, for a test that also runs without the file: when
+// the file is missing it logs which part of the test is left out and returns false (with
+// HCBENCH_REQUIRE_DATA=1 it fails the test instead).
+func Optional(tb testing.TB, rel, part string) (string, bool) {
+	tb.Helper()
+	loc := Dir(tb)
+	p := filepath.Join(loc.Path, filepath.FromSlash(rel))
+	if _, err := os.Stat(p); err != nil {
+		msg := part + " needs " + filepath.ToSlash(rel) + ": " + datadir.MissingHint(loc, rel)
+		if os.Getenv(EnvRequire) == "1" {
+			tb.Fatalf("%s (%s=1)", msg, EnvRequire)
+		}
+		tb.Log("left out: " + msg)
+		return "", false
+	}
+	return p, true
+}

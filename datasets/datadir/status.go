@@ -1,0 +1,152 @@
+package datadir
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+)
+
+// FileState is what the data directory holds of one file of a set.
+type FileState int
+
+const (
+	FileMissing  FileState = iota // no such file
+	FilePresent                   // there, with the right sum
+	FileModified                  // there, with another sum (or unreadable)
+)
+
+// SetState sums up the states of a set's files.
+type SetState int
+
+const (
+	SetMissing  SetState = iota // no file of the set is there
+	SetPartial                  // some files are there with the right sums, others missing
+	SetPresent                  // every file is there with the right sum
+	SetModified                 // some file is there with a wrong sum
+)
+
+func (s SetState) String() string {
+	return [...]string{"missing", "partly present", "present", "modified"}[s]
+}
+
+// FileStatus is the state of one file: Got is the sum found (for a modified file), Err a read
+// error other than absence.
+type FileStatus struct {
+	File  *File
+	Rel   string // SET/NAME, slash-separated
+	State FileState
+	Got   string
+	Err   error
+}
+
+// Problem words a file that is not present, or "" for a present one.
+func (f FileStatus) Problem() string {
+	switch {
+	case f.State == FilePresent:
+		return ""
+	case f.State == FileMissing:
+		return f.Rel + ": missing"
+	case f.Err != nil:
+		return fmt.Sprintf("%s: unreadable: %v", f.Rel, f.Err)
+	}
+	return fmt.Sprintf("%s: modified: sha256 %s, expected %s", f.Rel, f.Got, f.File.SHA256)
+}
+
+// SetStatus is the state of a set in a data directory, file by file.
+type SetStatus struct {
+	Set   *Set
+	State SetState
+	Files []FileStatus
+}
+
+// Check reads the files of set s in the data directory dir and checks their sums.
+func Check(dir string, s *Set) SetStatus {
+	st := SetStatus{Set: s}
+	present, missing, modified := 0, 0, 0
+	for i := range s.Files {
+		f := &s.Files[i]
+		fst := FileStatus{File: f, Rel: s.Name + "/" + f.Name}
+		got, err := fileSum(filepath.Join(dir, s.Name, f.Name))
+		switch {
+		case err == nil && got == f.SHA256:
+			fst.State = FilePresent
+			present++
+		case err == nil:
+			fst.State, fst.Got = FileModified, got
+			modified++
+		case errors.Is(err, fs.ErrNotExist):
+			fst.State = FileMissing
+			missing++
+		default:
+			fst.State, fst.Err = FileModified, err
+			modified++
+		}
+		st.Files = append(st.Files, fst)
+	}
+	switch {
+	case modified > 0:
+		st.State = SetModified
+	case missing == 0:
+		st.State = SetPresent
+	case present > 0:
+		st.State = SetPartial
+	default:
+		st.State = SetMissing
+	}
+	return st
+}
+
+// Problems lists one line for each file of the set that is missing or modified.
+func (st SetStatus) Problems() []string {
+	var out []string
+	for _, f := range st.Files {
+		if p := f.Problem(); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Readme is the README.md that Fetch writes into a set's folder: what the set is, where each
+// file comes from (with its sum) and the licence.
+func Readme(s *Set) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n%s.\n\n", s.Name, s.Title)
+	fmt.Fprintf(&b, "Written by `hcbench data fetch`, which downloaded the files below from their public sources, checked\n"+
+		"their SHA-256 sums and made the derived files (\"made by hcbench\" below) from their sources.\n"+
+		"`hcbench data verify %s` checks the sums again.\n\n", s.Name)
+	b.WriteString(wrap(s.About, 100) + "\n\n")
+	fmt.Fprintf(&b, "Licence: %s.\n\n## Files\n\n", s.Licence)
+	for _, f := range s.Files {
+		fmt.Fprintf(&b, "- `%s`, sha256 `%s`: ", f.Name, f.SHA256)
+		if !f.Derived() {
+			fmt.Fprintf(&b, "downloaded from %s\n", f.From[0].URL(DefaultBase))
+			continue
+		}
+		fmt.Fprintf(&b, "made by hcbench: %s; from\n", f.How)
+		for _, src := range f.From {
+			fmt.Fprintf(&b, "  - %s (sha256 `%s`)\n", src.URL(DefaultBase), src.SHA256)
+		}
+	}
+	return b.String()
+}
+
+// wrap breaks text into lines of at most width bytes at spaces.
+func wrap(text string, width int) string {
+	var b strings.Builder
+	n := 0
+	for i, w := range strings.Fields(text) {
+		if i > 0 && n+1+len(w) > width {
+			b.WriteByte('\n')
+			n = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
+}
