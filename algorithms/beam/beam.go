@@ -107,7 +107,9 @@ type path struct {
 	formed   []itemset.Set // the clusters formed, for exact comparison behind the hash
 }
 
-// Run beam-searches the model's items. It needs at most itemset.MaxItems items.
+// Run beam-searches the model's items. It needs at most itemset.MaxItems items. It returns
+// ctx.Err() once ctx is done (looked at once per level, every 64 candidates a level ranks, and
+// before each of the up to B partial hierarchies a level builds, O(N²) each).
 func Run(ctx context.Context, m model.Model, opts Options) (Result, error) {
 	n := m.Items()
 	if opts.Size < 1 {
@@ -132,7 +134,10 @@ func Run(ctx context.Context, m model.Model, opts Options) (Result, error) {
 		if err := ctx.Err(); err != nil {
 			return Result{}, err
 		}
-		beam = s.step(beam, level)
+		var err error
+		if beam, err = s.step(ctx, beam, level); err != nil {
+			return Result{}, err
+		}
 	}
 	var res Result
 	for i, p := range beam {
@@ -230,7 +235,7 @@ type candidate struct {
 }
 
 // step makes the next beam.
-func (s *search) step(beam []*path, level int) []*path {
+func (s *search) step(ctx context.Context, beam []*path, level int) ([]*path, error) {
 	b := s.opts.Size
 	totals := make([]float64, len(beam)) // Σ terms of each path, by the rule's summation
 	for j, p := range beam {
@@ -253,7 +258,12 @@ func (s *search) step(beam []*path, level int) []*path {
 	offered := func(j, i int) bool { return len(beam[j].pairs)-i <= b }
 	var kept []candidate
 	seen := map[uint64][]candidate{} // structure rule: kept candidates by forest hash
-	for h.Len() > 0 {
+	for popped := 0; h.Len() > 0; popped++ {
+		if popped%64 == 63 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		if len(kept) == b {
 			// A full beam can still change under the float rule: a later pair of the last kept
 			// candidate's path with the same total may be the one the reference keeps.
@@ -299,9 +309,12 @@ func (s *search) step(beam []*path, level int) []*path {
 	}
 	next := make([]*path, len(kept))
 	for k, c := range kept {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		next[k] = s.apply(beam[c.j], beam[c.j].pairs[c.i], level)
 	}
-	return next
+	return next, nil
 }
 
 // sameForest reports whether merging pa in p and pb in q forms the same set of clusters.

@@ -15,8 +15,8 @@ import (
 	"hcbench/algorithms/model/modeltest"
 	"hcbench/algorithms/tree"
 	"hcbench/algorithms/trellis"
+	"hcbench/datasets/datadir/datatest"
 	"hcbench/datasets/jets"
-	"hcbench/datasets/shareddata"
 )
 
 func run(t *testing.T, m model.Model, opts Options) Result {
@@ -171,10 +171,7 @@ var nineLeafReference = []struct {
 // nineLeafJets returns the 10 public 9-leaf jets.
 func nineLeafJets(t *testing.T) []jets.Jet {
 	t.Helper()
-	path, err := shareddata.Path("clustertrellis/truth_9.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
+	path := datatest.Path(t, "clustertrellis/truth_9.jsonl")
 	js, err := jets.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -346,7 +343,10 @@ func TestStructureBeamHasNoDuplicates(t *testing.T) {
 		s := newSearch(m, Options{Size: 3 * n, Dedup: Structure})
 		beam := []*path{s.start()}
 		for level := 0; level < n-1; level++ {
-			beam = s.step(beam, level)
+			var err error
+			if beam, err = s.step(t.Context(), beam, level); err != nil {
+				t.Fatal(err)
+			}
 			seen := map[string]bool{}
 			for _, p := range beam {
 				key := fmt.Sprint(sortedSets(p))
@@ -408,7 +408,10 @@ func TestPathTotalIsTreeScore(t *testing.T) {
 			s := newSearch(m, Options{Size: 2 * n, Dedup: d})
 			beam := []*path{s.start()}
 			for level := 0; level < n-1; level++ {
-				beam = s.step(beam, level)
+				var err error
+				if beam, err = s.step(t.Context(), beam, level); err != nil {
+					t.Fatal(err)
+				}
 			}
 			for _, p := range beam {
 				tr, err := tree.FromMerges(n, p.merges)

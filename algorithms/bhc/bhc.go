@@ -287,7 +287,7 @@ type builder struct {
 	err          error
 }
 
-func newBuilder(m conjugate.Model, p Prior) (*builder, error) {
+func newBuilder(ctx context.Context, m conjugate.Model, p Prior) (*builder, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -306,6 +306,10 @@ func newBuilder(m conjugate.Model, p Prior) (*builder, error) {
 		}
 	}
 	for i := range n {
+		// One marginal likelihood per item (O(d³) for NIW): look at ctx before each.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		f := b.store.LogML(i)
 		if math.IsNaN(f) {
 			return nil, fmt.Errorf("bhc: the marginal likelihood of item %d is not a number", i)
@@ -386,12 +390,15 @@ func (b *builder) hierarchy() *Hierarchy {
 
 // Run is greedy BHC over all the model's items: it merges the pair of highest log-odds until one
 // tree remains. It costs O(n²) marginal likelihoods and O(n² log n) heap work, and holds O(n²)
-// candidates (24 bytes each); MaxItems bounds n.
+// candidates (24 bytes each); MaxItems bounds n. It returns ctx.Err() once ctx is done (looked at
+// before each item's marginal likelihood, every 16 pairs scored, and once per merge; RBHC and
+// EMBHC also once per point they send to a side or a cluster, and the exact program every 256
+// subsets and every 64 masks of its dynamic program).
 func Run(ctx context.Context, m conjugate.Model, p Prior) (*Hierarchy, error) {
 	if err := checkItems(m.Items()); err != nil {
 		return nil, err
 	}
-	b, err := newBuilder(m, p)
+	b, err := newBuilder(ctx, m, p)
 	if err != nil {
 		return nil, err
 	}
@@ -422,16 +429,21 @@ func (b *builder) greedy(ctx context.Context, roots []int) (int, error) {
 	if len(roots) == 0 {
 		return -1, errors.New("bhc: nothing to cluster")
 	}
-	f := mergeheap.NewForest(roots, b.candidate)
-	for steps := 0; f.Len() > 1; steps++ {
-		if steps%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return -1, err
-			}
+	// The forest looks at ctx while it scores all pairs and every 16 scores of a merge; a merge's
+	// pop costs O(log n²) (and the dead pairs it skips), so ctx is looked at once per merge too.
+	f, err := mergeheap.NewForest(ctx, roots, b.candidate)
+	if err != nil {
+		return -1, err
+	}
+	for f.Len() > 1 {
+		if err := ctx.Err(); err != nil {
+			return -1, err
 		}
 		c := f.Pop()
 		a, d := int(c.A), int(c.B)
-		f.Replace(a, d, b.merge(a, d))
+		if err := f.Replace(ctx, a, d, b.merge(a, d)); err != nil {
+			return -1, err
+		}
 	}
 	if b.err != nil {
 		return -1, b.err
@@ -448,7 +460,7 @@ func Score(m conjugate.Model, p Prior, t *tree.Tree) (*Hierarchy, error) {
 	if !t.IsBinary() {
 		return nil, errors.New("bhc: BHC scores binary trees only")
 	}
-	b, err := newBuilder(m, p)
+	b, err := newBuilder(context.Background(), m, p) // O(n) marginal likelihoods, as the merges below
 	if err != nil {
 		return nil, err
 	}

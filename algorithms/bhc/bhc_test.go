@@ -24,7 +24,7 @@ func niw(tb testing.TB, x [][]float64, g float64) *conjugate.NIW {
 // gaussian draws n points of a k-component Gaussian mixture in d dimensions.
 func gaussian(t testing.TB, seed uint64, n, k, d int) [][]float64 {
 	t.Helper()
-	data, err := mixture.Draw(rand.New(rand.NewPCG(seed, 1)), mixture.Params{
+	data, err := mixture.Draw(t.Context(), rand.New(rand.NewPCG(seed, 1)), mixture.Params{
 		Kind: mixture.Gaussian, Components: k, Points: n, Dims: d, Separation: 3, Spread: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +36,7 @@ func gaussian(t testing.TB, seed uint64, n, k, d int) [][]float64 {
 // model with Bioconductor's recipe at cc; few dimensions make duplicate rows, hence exact ties.
 func binary(t testing.TB, seed uint64, n, k, d int) (*conjugate.Bernoulli, [][]float64) {
 	t.Helper()
-	data, err := mixture.Draw(rand.New(rand.NewPCG(seed, 2)), mixture.Params{
+	data, err := mixture.Draw(t.Context(), rand.New(rand.NewPCG(seed, 2)), mixture.Params{
 		Kind: mixture.Bernoulli, Components: k, Points: n, Dims: d, Separation: 2})
 	if err != nil {
 		t.Fatal(err)

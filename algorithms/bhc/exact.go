@@ -37,8 +37,18 @@ func ExactFixed(ctx context.Context, m conjugate.Model, pi float64) (*Hierarchy,
 	f := make([]float64, full+1)
 	store := m.NewStore()
 	// Depth-first over subsets adding items in increasing order, so the store holds one path.
+	// Each subset costs one marginal likelihood; ctx is looked at every 256 subsets, and once it
+	// is done the walk unwinds.
+	var err error
+	visited := 0
 	var fill func(mask uint32, id, next int)
 	fill = func(mask uint32, id, next int) {
+		if visited++; visited%256 == 0 && err == nil {
+			err = ctx.Err()
+		}
+		if err != nil {
+			return
+		}
 		f[mask] = store.LogML(id)
 		for i := next; i < n; i++ {
 			c := store.Merge(id, i)
@@ -49,10 +59,14 @@ func ExactFixed(ctx context.Context, m conjugate.Model, pi float64) (*Hierarchy,
 	for i := range n {
 		fill(1<<i, i, i+1)
 	}
+	if err != nil {
+		return nil, err
+	}
 	best := make([]float64, full+1)
 	split := make([]uint32, full+1)
+	// A mask costs 2^(|mask|−1) splits, up to 2^(n−2): ctx is looked at every 64 masks.
 	for mask := uint32(1); mask <= full; mask++ {
-		if mask&0xfff == 0 {
+		if mask&63 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}

@@ -48,7 +48,7 @@ func Randomized(ctx context.Context, m conjugate.Model, p Prior, rng *rand.Rand,
 	if o.Filter != FilterNote && o.Filter != FilterLogOdds {
 		return nil, errors.New("bhc: unknown RBHC filter")
 	}
-	b, err := newBuilder(m, p)
+	b, err := newBuilder(ctx, m, p)
 	if err != nil {
 		return nil, err
 	}
@@ -103,11 +103,10 @@ func (r *randomized) cluster(ctx context.Context, s []int) (int, error) {
 		}
 	}
 	markLeft(lt)
-	for i, x := range s[m:] {
-		if i%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return -1, err
-			}
+	for _, x := range s[m:] {
+		// Two marginal likelihoods per point (O(d³) each for NIW) make a look at ctx cheap.
+		if err := ctx.Err(); err != nil {
+			return -1, err
 		}
 		r.left[x] = b.goesLeft(r.o.Filter, lt, rt, x)
 	}
@@ -183,7 +182,7 @@ func EM(ctx context.Context, m conjugate.Model, x [][]float64, p Prior, rng *ran
 	if o.M < 2 || o.M >= n {
 		return Run(ctx, m, p)
 	}
-	b, err := newBuilder(m, p)
+	b, err := newBuilder(ctx, m, p)
 	if err != nil {
 		return nil, err
 	}
@@ -199,6 +198,10 @@ func EM(ctx context.Context, m conjugate.Model, x [][]float64, p Prior, rng *ran
 	for i := range n {
 		if assign[i] >= 0 {
 			continue
+		}
+		// M marginal likelihoods per point.
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		best, bestC := math.Inf(-1), 0
 		for c, it := range centre {
@@ -217,6 +220,9 @@ func EM(ctx context.Context, m conjugate.Model, x [][]float64, p Prior, rng *ran
 		var ids, cs []int
 		var logN []float64
 		for c, g := range members {
+			if err := ctx.Err(); err != nil { // a cluster's statistics cost O(|g| d²)
+				return nil, err
+			}
 			if len(g) > 0 {
 				cs = append(cs, c)
 				ids = append(ids, b.store.Cluster(g))
@@ -225,6 +231,10 @@ func EM(ctx context.Context, m conjugate.Model, x [][]float64, p Prior, rng *ran
 		}
 		moved := false
 		for i := range n {
+			// M predictive densities per point.
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			best, bestC := math.Inf(-1), assign[i]
 			for k, id := range ids {
 				if s := logN[k] + b.store.LogPredictive(id, x[i]); s > best {

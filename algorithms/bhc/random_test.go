@@ -135,7 +135,7 @@ func TestFilterSides(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := newBuilder(m, prior)
+		b, err := newBuilder(t.Context(), m, prior)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +205,7 @@ func TestSubsampleThreshold(t *testing.T) {
 		items[i] = i
 	}
 	for _, size := range []int{mSize, mSize + 1} {
-		b, err := newBuilder(m, p)
+		b, err := newBuilder(t.Context(), m, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +224,7 @@ func TestSubsampleThreshold(t *testing.T) {
 		if drew {
 			t.Errorf("%d points with M = %d: the random stream was used", size, mSize)
 		}
-		g, err := newBuilder(m, p)
+		g, err := newBuilder(t.Context(), m, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -291,7 +291,7 @@ func TestRandomizedTopSplit(t *testing.T) {
 // the wrong side (sL < sR) loses 283 to 367 nats on every seed. The test requires a mean gap
 // below 25 nats, and every gap below 100 (RBHC) or 150 (EMBHC, whose tail is heavier).
 func TestRandomizedEvidence(t *testing.T) {
-	data, err := mixture.Draw(rand.New(rand.NewPCG(7, 1)), mixture.Params{
+	data, err := mixture.Draw(t.Context(), rand.New(rand.NewPCG(7, 1)), mixture.Params{
 		Kind: mixture.Gaussian, Components: 5, Points: 300, Dims: 2, Separation: 10, Spread: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -296,7 +296,7 @@ type builder struct {
 // entries of 24 bytes.
 const MaxItems = bhc.MaxItems
 
-func newBuilder(m conjugate.Model, o Options) (*builder, error) {
+func newBuilder(ctx context.Context, m conjugate.Model, o Options) (*builder, error) {
 	if !(o.Gamma > 0 && o.Gamma < 1) {
 		return nil, fmt.Errorf("brt: γ must lie in (0, 1), got %v", o.Gamma)
 	}
@@ -322,6 +322,10 @@ func newBuilder(m conjugate.Model, o Options) (*builder, error) {
 		b.logPi[k] = math.Log(-math.Expm1(b.log1mPi[k]))
 	}
 	for i := range n {
+		// One marginal likelihood per item (O(d³) for NIW): look at ctx before each.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		f := b.store.LogML(i)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return nil, fmt.Errorf("brt: the marginal likelihood of item %d is %v, want finite", i, f)
@@ -412,11 +416,12 @@ func (b *builder) apply(o *option, f float64) Step {
 // Run is greedy BRT over all the model's items (see the package documentation for the model, the
 // operations and the tie rule). It needs 0 < o.Gamma < 1 and 1 ≤ m.Items() ≤ MaxItems, and
 // fails if a marginal likelihood is NaN or +Inf (or −Inf for a single item) or ctx is done
-// (checked every 64 steps). It costs O(n²) marginal likelihoods and O(n² log n) heap work, and
+// (looked at before each item's marginal likelihood, every 16 pairs scored, once per step and
+// every 1024 tied pairs). It costs O(n²) marginal likelihoods and O(n² log n) heap work, and
 // holds O(n²) candidates of 24 bytes; steps at which k pairs tie within TieTolerance cost O(k)
 // more.
 func Run(ctx context.Context, m conjugate.Model, o Options) (*Result, error) {
-	b, err := newBuilder(m, o)
+	b, err := newBuilder(ctx, m, o)
 	if err != nil {
 		return nil, err
 	}
@@ -425,24 +430,31 @@ func Run(ctx context.Context, m conjugate.Model, o Options) (*Result, error) {
 	for i := range roots {
 		roots[i] = i
 	}
-	f := mergeheap.NewForest(roots, b.candidate)
+	f, err := mergeheap.NewForest(ctx, roots, b.candidate)
+	if err != nil {
+		return nil, err
+	}
 	if b.err != nil {
 		return nil, b.err
 	}
 	steps := make([]Step, 0, n-1)
 	var tied []mergeheap.Candidate
 	for f.Len() > 1 {
-		if len(steps)%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
-		// Gather every live pair whose best ratio lies within TieTolerance of the best.
+		// Gather every live pair whose best ratio lies within TieTolerance of the best (on data
+		// with many equal points, up to all n²/2 of them at once).
 		tied = append(tied[:0], f.Pop())
 		for {
 			c, ok := f.Peek()
 			if !ok || c.Score < tied[0].Score-TieTolerance {
 				break
+			}
+			if len(tied)%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
 			}
 			tied = append(tied, f.Pop())
 		}
@@ -450,7 +462,12 @@ func Run(ctx context.Context, m conjugate.Model, o Options) (*Result, error) {
 		var pick option
 		var pickF float64
 		found := false
-		for _, c := range tied {
+		for i, c := range tied {
+			if i%1024 == 1023 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
 			for _, op := range b.ops(int(c.A), int(c.B), c.LogML) {
 				if op.allowed && op.score >= best-TieTolerance && (!found || op.before(&pick)) {
 					pick, pickF, found = op, c.LogML, true
@@ -462,8 +479,15 @@ func Run(ctx context.Context, m conjugate.Model, o Options) (*Result, error) {
 		}
 		st := b.apply(&pick, pickF)
 		steps = append(steps, st)
-		f.Replace(pick.a, pick.b, st.New)
-		for _, c := range tied {
+		if err := f.Replace(ctx, pick.a, pick.b, st.New); err != nil {
+			return nil, err
+		}
+		for i, c := range tied {
+			if i%1024 == 1023 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
 			f.Push(c)
 		}
 		if b.err != nil {

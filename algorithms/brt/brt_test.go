@@ -14,7 +14,7 @@ import (
 	"hcbench/algorithms/conjugate"
 	"hcbench/algorithms/conjugate/conjugatetest"
 	"hcbench/algorithms/tree"
-	"hcbench/datasets/shareddata"
+	"hcbench/datasets/datadir/datatest"
 )
 
 // niw is the NIW model of x with the data recipe's hyperparameters from x itself.
@@ -189,7 +189,7 @@ func TestJoinOnlyIsFixedBHC(t *testing.T) {
 		m    conjugate.Model
 	}
 	var sets []dataset
-	if _, err := shareddata.Path("uci/iris.csv"); err == nil {
+	if _, ok := datatest.Optional(t, "uci/iris.csv", "the iris30 case"); ok {
 		sets = append(sets, dataset{"iris30", niw(t, conjugatetest.Iris30(t), 10)})
 	}
 	for seed := range uint64(3) {
@@ -521,7 +521,7 @@ func recompute(m conjugate.Model, gamma float64, t *tree.Tree) float64 {
 // partition of the items cut where the top-down rule says.
 func TestProperties(t *testing.T) {
 	models := map[string]conjugate.Model{}
-	if _, err := shareddata.Path("uci/iris.csv"); err == nil {
+	if _, ok := datatest.Optional(t, "uci/iris.csv", "the iris30 case"); ok {
 		models["iris30"] = niw(t, conjugatetest.Iris30(t), 10)
 	}
 	rng := rand.New(rand.NewPCG(5, 6))

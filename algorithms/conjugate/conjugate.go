@@ -89,8 +89,34 @@ type Store interface {
 	Truncate(n int)
 }
 
+// Bounds on data and hyperparameters, so that no intermediate of log p(D) overflows or turns NaN.
+// With every value of magnitude at most MaxValue, a cluster's mean is too, its deviations at most
+// 2e100, and its scatter entries at most n·4e200; Λ0 entries up to MaxScale (the data recipe's
+// sample covariance divided by g ≥ MinG is below 1e241) keep Λn below 1e251, whose
+// factorisation's products stay below its diagonal (cholLogDet). Beyond them, values near 1e154
+// already square to +Inf, and a scatter matrix of Inf and NaN entries gives NaN log evidence.
+//
+// MaxKappa0 keeps κ0·n finite; MaxNu0 keeps the difference (ν0/2)·log|Λ0| − (νn/2)·log|Λn| and
+// lgamma(νn/2) − lgamma(ν0/2) meaningful: both are differences of terms of size ν0, which lose
+// about ν0·1e-16 to rounding (1e-10 at 1e6, everything at 1e16, and NaN from ∞ − ∞ near 1e305).
+// MaxG keeps Λ0 = covariance/g well above the rounding of the scatter matrices it is added to
+// (about 1e-16·n times the covariance): a Λ0 negligible against them leaves Λn of a small
+// cluster, whose scatter has rank below d, positive definite only in exact arithmetic, and its
+// factorisation fails by rounding (log p NaN; at g = 1e40 it does for 2-point clusters in 3-D).
+//
+// An explicit Λ0 that is negligible against the data's scatter can still fail so; LogML and
+// LogPredictive are then NaN, which bhc and brt turn into an error naming the cluster.
+const (
+	MaxValue  = 1e100
+	MaxScale  = 1e250
+	MaxKappa0 = 1e100
+	MaxNu0    = 1e6
+	MinG      = 1e-40
+	MaxG      = 1e6
+)
+
 // checkRows checks that x holds at least one row, that every row has the same length d ≥ 1 and
-// that every value is finite, and returns d.
+// that every value is finite and at most MaxValue in magnitude, and returns d.
 func checkRows(x [][]float64) (int, error) {
 	if len(x) == 0 {
 		return 0, fmt.Errorf("conjugate: no items")
@@ -106,6 +132,9 @@ func checkRows(x [][]float64) (int, error) {
 		for j, v := range row {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return 0, fmt.Errorf("conjugate: item %d feature %d is %v", i, j, v)
+			}
+			if math.Abs(v) > MaxValue {
+				return 0, fmt.Errorf("conjugate: item %d feature %d is %v, beyond ±%g, where squares and sums of squares overflow (rescale the features)", i, j, v, float64(MaxValue))
 			}
 		}
 	}

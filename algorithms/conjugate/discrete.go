@@ -51,8 +51,7 @@ func newDiscrete(n, d, v int, vals []int32, alpha []float64) *discrete {
 		for i, a := range alpha {
 			t := m.tab[i*m.tl : (i+1)*m.tl]
 			for c := range t {
-				g, _ := math.Lgamma(a + float64(c))
-				t[c] = g - m.lgA[i]
+				t[c] = lgammaRatio(a, float64(c), m.lgA[i])
 			}
 		}
 	}
@@ -63,10 +62,26 @@ func newDiscrete(n, d, v int, vals []int32, alpha []float64) *discrete {
 func (m *discrete) countTerm(k int) float64 {
 	s := 0.0
 	for j := range m.d {
-		g, _ := math.Lgamma(m.sumA[j] + float64(k))
-		s += g - m.lgS[j]
+		s += lgammaRatio(m.sumA[j], float64(k), m.lgS[j])
 	}
 	return s
+}
+
+// lgammaRatio returns lgamma(a + c) − lgamma(a) for a > 0 and c ≥ 0, given lga = lgamma(a). For
+// a below 1e6 it is that difference (it loses about 1e-16·a·log a, under 1e-8); above, the two
+// terms are too large for their difference to keep any digits (lgamma(1e300) ≈ 7e302, so
+// lgamma(a + 1) − lgamma(a) would come out 0 instead of log a ≈ 690), and it is Stirling's series
+// written as a difference, (a − ½)·log1p(c/a) + c·log(a + c) − c + (1/(a + c) − 1/a)/12, whose
+// next term is below 1/(360a³) < 3e-21.
+func lgammaRatio(a, c, lga float64) float64 {
+	if a < 1e6 {
+		g, _ := math.Lgamma(a + c)
+		return g - lga
+	}
+	if c == 0 {
+		return 0
+	}
+	return (a-0.5)*math.Log1p(c/a) + c*math.Log(a+c) - c + (1/(a+c)-1/a)/12
 }
 
 func (m *discrete) countTermAt(k int) float64 {
@@ -81,8 +96,7 @@ func (m *discrete) term(i int, c int32) float64 {
 	if int(c) < m.tl {
 		return m.tab[i*m.tl+int(c)]
 	}
-	g, _ := math.Lgamma(m.alpha[i] + float64(c))
-	return g - m.lgA[i]
+	return lgammaRatio(m.alpha[i], float64(c), m.lgA[i])
 }
 
 func (m *discrete) newStore() *discreteStore {
@@ -275,6 +289,9 @@ func NewBernoulli(x [][]float64, a, b []float64) (*Bernoulli, error) {
 			return nil, fmt.Errorf("conjugate: feature %d has Beta(%v, %v), want both positive and finite", j, a[j], b[j])
 		}
 		alpha[2*j], alpha[2*j+1] = b[j], a[j]
+		if math.IsInf(a[j]+b[j], 1) {
+			return nil, fmt.Errorf("conjugate: feature %d has Beta(%v, %v), whose sum a + b overflows", j, a[j], b[j])
+		}
 	}
 	vals, err := categories(x, d, 2)
 	if err != nil {
@@ -351,6 +368,15 @@ func NewCategorical(x [][]float64, alpha [][]float64) (*Categorical, error) {
 				return nil, fmt.Errorf("conjugate: alpha[%d][%d] is %v, want positive and finite", val, j, a)
 			}
 			flat[j*v+val] = a
+		}
+	}
+	for j := range d {
+		sum := 0.0
+		for val := range v {
+			sum += flat[j*v+val]
+		}
+		if math.IsInf(sum, 1) {
+			return nil, fmt.Errorf("conjugate: the Dirichlet parameters of feature %d sum to +Inf (lgamma of the sum, and log p, would be NaN)", j)
 		}
 	}
 	vals, err := categories(x, d, v)

@@ -19,8 +19,9 @@ type NIWParams struct {
 // Λ0 the sample covariance of x (divisor n − 1) divided by g, κ0 = kappa0 and ν0 = d + 1. The
 // project presets are g = 20 (BHC) or g = 10 (BRT) with κ0 = 0.001.
 //
-// It fails for fewer than two items, rows of different lengths, NaN or ±Inf values, g or kappa0
-// not positive and finite, and a singular sample covariance: n ≤ d, a constant feature, or
+// It fails for fewer than two items, rows of different lengths, NaN or ±Inf values or values
+// beyond ±MaxValue, g outside [MinG, MaxG], kappa0 not positive or above MaxKappa0, and a singular
+// sample covariance: n ≤ d, a constant feature, or
 // features linearly dependent to about 13 digits (a Cholesky pivot below 1e-13 of its diagonal
 // entry).
 func NIWFromData(x [][]float64, g, kappa0 float64) (NIWParams, error) {
@@ -35,8 +36,14 @@ func NIWFromData(x [][]float64, g, kappa0 float64) (NIWParams, error) {
 	if !positive(g) {
 		return NIWParams{}, fmt.Errorf("conjugate: g must be positive and finite, got %v", g)
 	}
+	if g < MinG || g > MaxG {
+		return NIWParams{}, fmt.Errorf("conjugate: g must lie in [%g, %g] (Λ0 = covariance/g must neither overflow nor drown in the rounding of the clusters' scatter), got %v", MinG, MaxG, g)
+	}
 	if !positive(kappa0) {
 		return NIWParams{}, fmt.Errorf("conjugate: kappa0 must be positive and finite, got %v", kappa0)
+	}
+	if kappa0 > MaxKappa0 {
+		return NIWParams{}, fmt.Errorf("conjugate: kappa0 must be at most %g, got %v", float64(MaxKappa0), kappa0)
 	}
 	if n <= d {
 		return NIWParams{}, fmt.Errorf("conjugate: the sample covariance of %d items in %d dimensions is singular (n ≤ d)", n, d)
@@ -109,9 +116,10 @@ type NIW struct {
 }
 
 // NewNIW builds the NIW model of the points x (n × d) with hyperparameters p. It fails for no
-// points, rows of different lengths, NaN or ±Inf anywhere, κ0 not positive, ν0 ≤ d − 1, Mu0 not of
-// length d, Lambda0 not d × d, not symmetric (to 1e-12 relative; the two triangles are averaged)
-// or not positive definite (its Cholesky factorisation fails).
+// points, rows of different lengths, NaN or ±Inf anywhere, a value beyond ±MaxValue (points, μ0)
+// or ±MaxScale (Λ0), κ0 not in (0, MaxKappa0], ν0 not in (d − 1, MaxNu0], Mu0 not of length d,
+// Lambda0 not d × d, not symmetric (to 1e-12 relative; the two triangles are averaged), not
+// positive definite (its Cholesky factorisation fails) or with a pivot below 1e-300.
 //
 // Once Λ0 is positive definite every Λn = Λ0 + S + (κ0 n/κn)(x̄−μ0)(x̄−μ0)ᵀ is too (S and the
 // rank-one term are positive semi-definite), so LogML never meets a failed factorisation in exact
@@ -124,15 +132,21 @@ func NewNIW(x [][]float64, p NIWParams) (*NIW, error) {
 	if !positive(p.Kappa0) {
 		return nil, fmt.Errorf("conjugate: κ0 must be positive and finite, got %v", p.Kappa0)
 	}
+	if p.Kappa0 > MaxKappa0 {
+		return nil, fmt.Errorf("conjugate: κ0 must be at most %g (κ0·n must stay finite), got %v", float64(MaxKappa0), p.Kappa0)
+	}
 	if !(p.Nu0 > float64(d-1)) || math.IsInf(p.Nu0, 1) {
 		return nil, fmt.Errorf("conjugate: ν0 must be finite and above d − 1 = %d, got %v", d-1, p.Nu0)
+	}
+	if p.Nu0 > MaxNu0 {
+		return nil, fmt.Errorf("conjugate: ν0 must be at most %g (log p(D) is a difference of terms of size ν0, which loses ν0·1e-16 to rounding), got %v", float64(MaxNu0), p.Nu0)
 	}
 	if len(p.Mu0) != d {
 		return nil, fmt.Errorf("conjugate: μ0 has %d values, the points have %d", len(p.Mu0), d)
 	}
 	for j, v := range p.Mu0 {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("conjugate: μ0[%d] is %v", j, v)
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > MaxValue {
+			return nil, fmt.Errorf("conjugate: μ0[%d] is %v, want a number of magnitude at most %g", j, v, float64(MaxValue))
 		}
 	}
 	if len(p.Lambda0) != d {
@@ -143,8 +157,8 @@ func NewNIW(x [][]float64, p NIWParams) (*NIW, error) {
 			return nil, fmt.Errorf("conjugate: Λ0 row %d has %d values, want %d", i, len(row), d)
 		}
 		for j, v := range row {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("conjugate: Λ0[%d][%d] is %v", i, j, v)
+			if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > MaxScale {
+				return nil, fmt.Errorf("conjugate: Λ0[%d][%d] is %v, want a number of magnitude at most %g", i, j, v, float64(MaxScale))
 			}
 		}
 	}
@@ -171,6 +185,14 @@ func NewNIW(x [][]float64, p NIWParams) (*NIW, error) {
 	ld0, ok := cholLogDet(a, d)
 	if !ok {
 		return nil, fmt.Errorf("conjugate: Λ0 is not positive definite (Cholesky factorisation failed)")
+	}
+	// Every Λn's pivots are at least Λ0's (Schur complements keep the order Λn ⪰ Λ0), so 1/D_i
+	// finite here keeps qᵀΛn⁻¹q of LogPredictive from 0·∞ = NaN.
+	for i, r := 0, 0; i < d; i++ {
+		if a[r+i] > 1e300 { // a[r+i] = 1/D_i
+			return nil, fmt.Errorf("conjugate: Λ0 is too close to singular: pivot %d of its factorisation is %v, below 1e-300", i, 1/a[r+i])
+		}
+		r += i + 1
 	}
 	m.ld0, m.chol0 = ld0, a
 	m.c = make([]float64, m.n+2)
@@ -480,10 +502,14 @@ func cholLogDet(a []float64, d int) (logDet float64, ok bool) {
 			return 0, false
 		}
 		row[i] = 1 / v
-		prod *= v
-		if prod > 1e150 || prod < 1e-150 { // keep the running product of pivots in range
-			acc += math.Log(prod)
-			prod = 1
+		if v > 1e100 || v < 1e-100 {
+			acc += math.Log(v) // prod·v could overflow or underflow
+		} else {
+			prod *= v
+			if prod > 1e150 || prod < 1e-150 { // keep the running product of pivots in range
+				acc += math.Log(prod)
+				prod = 1
+			}
 		}
 		ri += i + 1
 	}

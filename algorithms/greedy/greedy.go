@@ -24,7 +24,8 @@ type Result struct {
 }
 
 // Run builds the greedy tree for m. It costs O(N²) evaluations of log ψ in the usual case and
-// O(N³) comparisons at worst. It returns ctx.Err() if ctx is cancelled.
+// O(N³) comparisons at worst. It returns ctx.Err() if ctx is cancelled (looked at once per merge
+// and every 16 evaluations of log ψ).
 func Run(ctx context.Context, m model.Model) (Result, error) {
 	n := m.Items()
 	if n == 1 {
@@ -41,19 +42,29 @@ func Run(ctx context.Context, m model.Model) (Result, error) {
 	}
 	best := make([]int, n, 2*n)
 	score := make([]float64, n, 2*n)
-	leftBest := func(k int) {
+	// leftBest scans up to N partners, each a log ψ that costs what the model's clusters cost
+	// (O(|A|·|B|) for the correlation energy), so it looks at ctx every 16 of them.
+	leftBest := func(k int) error {
 		b, s := -1, math.Inf(-1)
 		for j := 0; j < k; j++ {
+			if j%16 == 15 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
 			v := c.LogPsi(list[j].cluster, list[k].cluster)
 			if b < 0 || v > s {
 				b, s = j, v
 			}
 		}
 		best[k], score[k] = b, s
+		return nil
 	}
 	best[0], score[0] = -1, math.Inf(-1)
 	for k := 1; k < n; k++ {
-		leftBest(k)
+		if err := leftBest(k); err != nil {
+			return Result{}, err
+		}
 	}
 
 	merges := make([][2]int, 0, n-1)
@@ -97,10 +108,14 @@ func Run(ctx context.Context, m model.Model) (Result, error) {
 				best[k] = remap[best[k]]
 				continue
 			}
-			leftBest(k)
+			if err := leftBest(k); err != nil {
+				return Result{}, err
+			}
 		}
 		if len(list) > 1 {
-			leftBest(len(list) - 1)
+			if err := leftBest(len(list) - 1); err != nil {
+				return Result{}, err
+			}
 		}
 	}
 	t, err := tree.FromMerges(n, merges)

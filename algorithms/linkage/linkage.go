@@ -70,8 +70,9 @@ func (m Method) String() string {
 // about as much again and usually far less.
 //
 // Run returns an error for n < 1, a matrix that is not square or not exactly symmetric, NaN or ±Inf
-// off-diagonal entries, or an unknown method; and ctx.Err() if ctx is cancelled (checked once per
-// merge). It does not modify d.
+// off-diagonal entries, or an unknown method; and ctx.Err() if ctx is cancelled (looked at every
+// 64 rows of the copy of d, every row of the first nearest-neighbour scan, once per merge and
+// every 16 nearest-neighbour repairs within a merge). It does not modify d.
 func Run(ctx context.Context, d [][]float64, m Method) (*tree.Tree, []float64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
@@ -96,6 +97,9 @@ func Run(ctx context.Context, d [][]float64, m Method) (*tree.Tree, []float64, e
 	maxAbs := 0.0
 	const tile = 64
 	for i0 := 0; i0 < n; i0 += tile {
+		if err := ctx.Err(); err != nil { // 64 rows: at most 64·n entries
+			return nil, nil, err
+		}
 		for j0 := 0; j0 <= i0; j0 += tile {
 			for i := i0; i < min(i0+tile, n); i++ {
 				for j := j0; j < min(j0+tile, i); j++ {
@@ -197,6 +201,9 @@ func Run(ctx context.Context, d [][]float64, m Method) (*tree.Tree, []float64, e
 		nn[s], md[s] = int(hs[0].slot), hs[0].d
 	}
 	for p := 1; p < n; p++ {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		scan(p)
 	}
 
@@ -247,8 +254,16 @@ func Run(ctx context.Context, d [][]float64, m Method) (*tree.Tree, []float64, e
 		// Repair nearest neighbours. c comes after every other cluster, so it is nobody's
 		// candidate; a cluster loses its neighbour only if that was a or b. c itself is
 		// scanned against all the others.
+		repaired := 0
 		for p, k := range act[:keep] {
 			if nn[k] == a || nn[k] == b {
+				// A repair rescans up to p clusters (or builds a heap of them), and a merge
+				// may need one for nearly every cluster; most are a few heap pops.
+				if repaired++; repaired%16 == 0 {
+					if err := ctx.Err(); err != nil {
+						return nil, nil, err
+					}
+				}
 				repair(p)
 			}
 		}
@@ -326,13 +341,17 @@ func bitLen(n int) int {
 
 // Euclidean returns the matrix of Euclidean distances between the rows of x, with a zero
 // diagonal; it is exactly symmetric. The rows must have equal lengths; Euclidean panics otherwise.
-func Euclidean(x [][]float64) [][]float64 {
+// It returns ctx.Err() once ctx is done (looked at once per row).
+func Euclidean(ctx context.Context, x [][]float64) ([][]float64, error) {
 	n := len(x)
 	d := make([][]float64, n)
 	for i := range d {
 		d[i] = make([]float64, n)
 	}
 	for i := range n {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if len(x[i]) != len(x[0]) {
 			panic(fmt.Sprintf("linkage: row %d has length %d, row 0 has %d", i, len(x[i]), len(x[0])))
 		}
@@ -346,5 +365,5 @@ func Euclidean(x [][]float64) [][]float64 {
 			d[i][j], d[j][i] = s, s
 		}
 	}
-	return d
+	return d, nil
 }

@@ -163,7 +163,7 @@ func TestAgainstNaive(t *testing.T) {
 		for i := range x {
 			x[i] = []float64{rng.NormFloat64(), rng.NormFloat64()}
 		}
-		d := Euclidean(x)
+		d := euclidean(t, x)
 		for _, m := range methods {
 			tr, h := run(t, d, m)
 			wantM, wantH := naive(d, m)
@@ -286,7 +286,7 @@ func TestMonotone(t *testing.T) {
 			for i := range x {
 				x[i] = []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
 			}
-			d = Euclidean(x)
+			d = euclidean(t, x)
 		}
 		for _, m := range methods {
 			_, h := run(t, d, m)
@@ -351,10 +351,12 @@ func TestCancel(t *testing.T) {
 	if _, _, err := Run(ctx, d, Average); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: err = %v, want context.Canceled", err)
 	}
-	// Cancellation in the middle of the merges (Err is polled once per merge).
-	ctx2 := &countdown{Context: context.Background(), left: 10}
+	// Cancellation in the middle of the merges: the setup polls Err 51 times at n = 50 (once on
+	// entry, once per 64 rows copied, once per row of the first scan), then once per merge and
+	// every 16 repairs.
+	ctx2 := &countdown{Context: context.Background(), left: 60}
 	if _, _, err := Run(ctx2, d, Single); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled after 10 polls: err = %v, want context.Canceled", err)
+		t.Errorf("cancelled after 60 polls: err = %v, want context.Canceled", err)
 	}
 }
 
@@ -387,7 +389,7 @@ func TestErrors(t *testing.T) {
 
 func TestEuclidean(t *testing.T) {
 	// A 3-4-5 triangle.
-	d := Euclidean([][]float64{{0, 0}, {3, 0}, {0, 4}})
+	d := euclidean(t, [][]float64{{0, 0}, {3, 0}, {0, 4}})
 	want := [][]float64{{0, 3, 4}, {3, 0, 5}, {4, 5, 0}}
 	for i := range want {
 		if !slices.Equal(d[i], want[i]) {
@@ -413,7 +415,7 @@ func benchmarkRun(b *testing.B, n int) {
 			x[i][k] = rng.NormFloat64()
 		}
 	}
-	d := Euclidean(x)
+	d := euclidean(b, x)
 	for _, m := range methods {
 		b.Run(m.String(), func(b *testing.B) {
 			for b.Loop() {
@@ -443,4 +445,14 @@ func BenchmarkRunStar2000(b *testing.B) {
 			}
 		})
 	}
+}
+
+// euclidean is Euclidean under the test's context, failing the test on an error.
+func euclidean(tb testing.TB, x [][]float64) [][]float64 {
+	tb.Helper()
+	d, err := Euclidean(tb.Context(), x)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d
 }

@@ -4,7 +4,10 @@
 // lazily: when a cluster is merged away they do not remove its pairs, but skip them when popped.
 package mergeheap
 
-import "slices"
+import (
+	"context"
+	"slices"
+)
 
 // Candidate is a possible merge of the clusters A < B.
 type Candidate struct {
@@ -43,6 +46,25 @@ func (h Heap) Init() {
 	for i := len(h)/2 - 1; i >= 0; i-- {
 		h.down(i)
 	}
+}
+
+// checkEvery is how many pairs the forest scores between two looks at its context: a score is at
+// least one marginal likelihood (0.1 µs and up), so a look costs well under 1% of them, and 16
+// of them stay far below a millisecond.
+const checkEvery = 16
+
+// initContext is Init that returns ctx.Err(), leaving h unordered, once ctx is done. It looks at
+// ctx every 1<<14 sifts (each O(log len(h)) at most).
+func (h Heap) initContext(ctx context.Context) error {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		if i&(1<<14-1) == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		h.down(i)
+	}
+	return nil
 }
 
 // Push adds c.
@@ -112,21 +134,34 @@ type Forest struct {
 }
 
 // NewForest starts a search over the clusters roots (distinct ids ≥ 0), scoring every pair with
-// score, which must not return a NaN score.
-func NewForest(roots []int, score func(a, b int) Candidate) *Forest {
+// score, which must not return a NaN score. It returns ctx.Err() once ctx is done (looked at every
+// 16 scores, and while the heap is ordered).
+func NewForest(ctx context.Context, roots []int, score func(a, b int) Candidate) (*Forest, error) {
 	r := len(roots)
-	f := &Forest{h: make(Heap, 0, r*(r-1)/2), ids: make([]int, r, 2*r), alive: make([]bool, r, 2*r), score: score}
+	// The heap starts with r(r−1)/2 pairs and grows to r(r−1) + O(r) before dead pairs are
+	// dropped (see Replace). Room for all of them up front spares the copies that append would
+	// make as it grows: each of the whole heap, seconds at a few thousand clusters, with nothing
+	// to look at ctx in between. Pages of the room are only touched as the heap grows into it.
+	f := &Forest{h: make(Heap, 0, r*(r-1)+r+64), ids: make([]int, r, 2*r), alive: make([]bool, r, 2*r), score: score}
 	copy(f.ids, roots)
 	slices.Sort(f.ids)
+	k := 0
 	for i := range r {
 		f.alive[i] = true
 		f.active = append(f.active, int32(i))
 		for j := i + 1; j < r; j++ {
+			if k++; k%checkEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
 			f.h = append(f.h, f.local(score(f.ids[i], f.ids[j]), i, j))
 		}
 	}
-	f.h.Init()
-	return f
+	if err := f.h.initContext(ctx); err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // local renumbers a candidate for the clusters with local numbers i < j.
@@ -196,8 +231,10 @@ func (f *Forest) Push(c Candidate) {
 
 // Replace records that the live clusters a and b were merged into the new cluster k, which must
 // be larger than every id the forest has seen: a and b die, and k is scored against every other
-// live cluster.
-func (f *Forest) Replace(a, b, k int) {
+// live cluster. It returns ctx.Err() once ctx is done (looked at every 16 scores, and through the
+// bulk drop of dead pairs, which costs O(n²) when it comes); the forest must not be used after an
+// error.
+func (f *Forest) Replace(ctx context.Context, a, b, k int) error {
 	if k <= f.ids[len(f.ids)-1] {
 		panic("mergeheap: new cluster ids must increase")
 	}
@@ -208,6 +245,11 @@ func (f *Forest) Replace(a, b, k int) {
 	j := 0
 	for _, v := range f.active {
 		if v != la && v != lb {
+			if j%checkEvery == checkEvery-1 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
 			f.active[j] = v
 			j++
 			f.h.Push(f.local(f.score(f.ids[v], k), int(v), lk))
@@ -216,13 +258,19 @@ func (f *Forest) Replace(a, b, k int) {
 	f.active = append(f.active[:j], int32(lk))
 	if r := len(f.active); len(f.h) > r*(r-1)+64 {
 		j := 0
-		for _, c := range f.h {
+		for i, c := range f.h {
+			if i&(1<<16-1) == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
 			if f.live(c) {
 				f.h[j] = c
 				j++
 			}
 		}
 		f.h = f.h[:j]
-		f.h.Init()
+		return f.h.initContext(ctx)
 	}
+	return nil
 }

@@ -67,7 +67,10 @@ func TestForest(t *testing.T) {
 		return New(float64(h>>61), a, b, float64(a+b)) // 8 distinct scores: many ties
 	}
 	roots := rng.Perm(300)[:60]
-	f := NewForest(roots, score)
+	f, err := NewForest(t.Context(), roots, score)
+	if err != nil {
+		t.Fatal(err)
+	}
 	live := map[int]bool{}
 	for _, r := range roots {
 		live[r] = true
@@ -95,7 +98,9 @@ func TestForest(t *testing.T) {
 				t.Fatalf("after push-back: %+v, want %+v", again, got)
 			}
 		}
-		f.Replace(int(got.A), int(got.B), next)
+		if err := f.Replace(t.Context(), int(got.A), int(got.B), next); err != nil {
+			t.Fatal(err)
+		}
 		f.Push(got) // dead now: must be ignored
 		delete(live, int(got.A))
 		delete(live, int(got.B))

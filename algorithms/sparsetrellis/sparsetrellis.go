@@ -106,7 +106,9 @@ func Run(ctx context.Context, m model.Model, rng *rand.Rand, opts Options) (Resu
 		return Result{}, err
 	}
 	root := s.bySet[s.full(n)]
-	s.solve()
+	if err := s.solve(ctx); err != nil {
+		return Result{}, err
+	}
 	t := s.tree(root, n)
 	ll, err := model.TreeLogLikelihood(m, t)
 	if err != nil {
@@ -172,33 +174,42 @@ func (s *sparse) addTree(t *tree.Tree) int {
 // room reports whether new clusters may still be added.
 func (s *sparse) room(k int) bool { return len(s.vertices)+k <= s.opts.MaxClusters }
 
-// expand gives every cluster its splits, breadth first in order of creation.
+// expand gives every cluster its splits, breadth first in order of creation. It looks at ctx
+// before each cluster it expands, and within one every 1024 splits tried.
 func (s *sparse) expand(ctx context.Context) error {
 	for i := 0; i < len(s.vertices); i++ {
-		if i%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
 		v := s.vertices[i]
 		if v.done || v.size < 2 {
 			continue
 		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		v.done = true
 		items := v.set.Items()
+		var err error
 		if v.size <= s.opts.AllPairsMaxSize {
-			s.allSplits(i, items)
+			err = s.allSplits(ctx, i, items)
 		} else {
-			s.sampledSplits(i, items)
+			err = s.sampledSplits(ctx, i, items)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// allSplits adds every split of vertex p (items[0] on the left), while clusters fit.
-func (s *sparse) allSplits(p int, items []int) {
+// allSplits adds every split of vertex p (items[0] on the left), while clusters fit: up to 2^19
+// of them (all_pairs_max_size ≤ 20).
+func (s *sparse) allSplits(ctx context.Context, p int, items []int) error {
 	k := len(items)
 	for u := 0; u < 1<<(k-1)-1; u++ {
+		if u%1024 == 1023 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		// Left: items[0] and the items[1:] picked by u's bits; right: the rest.
 		var l, r itemset.Set
 		l = itemset.Of(items[0])
@@ -211,6 +222,7 @@ func (s *sparse) allSplits(p int, items []int) {
 		}
 		s.tryAdd(p, l, r)
 	}
+	return nil
 }
 
 // tryAdd adds the split of p into l and r if both children exist or fit.
@@ -231,14 +243,19 @@ func (s *sparse) tryAdd(p int, l, r itemset.Set) {
 }
 
 // sampledSplits draws SplitsTried random 2-cuts of p and keeps the SplitsKept best.
-func (s *sparse) sampledSplits(p int, items []int) {
+func (s *sparse) sampledSplits(ctx context.Context, p int, items []int) error {
 	type cut struct {
 		l, r  itemset.Set
 		score float64
 	}
 	var cuts []cut
 	seen := map[itemset.Set]bool{}
-	for range s.opts.SplitsTried {
+	for try := range s.opts.SplitsTried {
+		if try%1024 == 1023 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		var l, r itemset.Set
 		for _, it := range items {
 			if s.rng.IntN(2) == 0 {
@@ -273,8 +290,14 @@ func (s *sparse) sampledSplits(p int, items []int) {
 		if i == s.opts.SplitsKept {
 			break
 		}
+		if i%1024 == 1023 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		s.tryAdd(p, c.l, c.r)
 	}
+	return nil
 }
 
 // scratchLimit bounds the scratch store: most drawn cuts are dropped, so their clusters are not
@@ -291,15 +314,23 @@ func (s *sparse) score(l, r itemset.Set) float64 {
 }
 
 // solve runs the MAP and log Z recursions over the vertices, smaller clusters first. The MAP tie
-// rule is the first split added (seed splits come first).
-func (s *sparse) solve() {
+// rule is the first split added (seed splits come first). It looks at ctx every 2^16 splits.
+func (s *sparse) solve(ctx context.Context) error {
 	order := make([]int, len(s.vertices))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return s.vertices[a].size - s.vertices[b].size })
+	work := 0
 	for _, i := range order {
+		if work >= 1<<16 {
+			work = 0
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		v := s.vertices[i]
+		work += 1 + len(v.splits)
 		if v.size == 1 {
 			v.mapV, v.logZ, v.best = 0, 0, -1
 			continue
@@ -314,6 +345,7 @@ func (s *sparse) solve() {
 			v.logZ = logspace.AddExp(v.logZ, sp.score+l.logZ+r.logZ)
 		}
 	}
+	return nil
 }
 
 // tree reads the MAP tree from vertex root.

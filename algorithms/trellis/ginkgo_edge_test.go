@@ -27,7 +27,7 @@ func TestGinkgoRootLambdaAgainstBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for n := 3; n <= 7; n++ {
 		for range 2 {
-			j, _, err := gen.Conditioned(rng, p, n, n, 1_000_000)
+			j, _, err := gen.Conditioned(t.Context(), rng, p, n, n, 1_000_000)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,7 +67,7 @@ func TestGinkgoImpossibleJet(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(2, 3))
 	for _, n := range []int{2, 5, 9} {
-		j, _, err := gen.Conditioned(rng, p, n, n, 1_000_000)
+		j, _, err := gen.Conditioned(t.Context(), rng, p, n, n, 1_000_000)
 		if err != nil {
 			t.Fatal(err)
 		}

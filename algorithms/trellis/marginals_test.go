@@ -136,7 +136,10 @@ func TestClusterListsAgainstBruteForce(t *testing.T) {
 		}
 		sort.SliceStable(all, func(i, j int) bool { return marg(all[i]) > marg(all[j]) })
 		for _, k := range []int{1, 5, 40, len(all), len(all) + 10} {
-			top := tr.TopClusters(k)
+			top, err := tr.TopClusters(t.Context(), k)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if len(top) != min(k, len(all)) {
 				t.Fatalf("seed %d k %d: %d clusters, want %d", seed, k, len(top), min(k, len(all)))
 			}
@@ -157,10 +160,10 @@ func TestClusterListsAgainstBruteForce(t *testing.T) {
 				}
 			}
 		}
-		if top := tr.TopClusters(0); len(top) != 0 {
+		if top, err := tr.TopClusters(t.Context(), 0); len(top) != 0 || err != nil {
 			t.Errorf("k = 0: %v", top)
 		}
-		if top := tr.TopClusters(-1); len(top) != 0 {
+		if top, err := tr.TopClusters(t.Context(), -1); len(top) != 0 || err != nil {
 			t.Errorf("k = −1: %v", top)
 		}
 

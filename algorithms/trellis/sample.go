@@ -26,6 +26,8 @@ const sampleCacheOverhead = 72
 // sampler draws trees top-down, keeping the split distributions of the clusters it visits first
 // while they fit in budget bytes.
 type sampler struct {
+	ctx   context.Context
+	err   error // ctx.Err() once a split distribution was cut short
 	t     *Trellis
 	psi   model.SubsetScorer
 	cache map[uint32][]float64
@@ -42,7 +44,8 @@ type sampler struct {
 // the clusters visited are cached in at most 8 bytes per subset of the items, which MemoryNeeded
 // counts with Options.Samples; when that was not declared, Sample checks the memory limit first
 // and fails with an ErrTooLarge error. It fails with ErrNoLogZ on a MAP-only trellis or one whose
-// log Z is −Inf, and returns ctx.Err() when cancelled (checked before each tree).
+// log Z is −Inf, and returns ctx.Err() when cancelled (checked before each tree, and every 2^16
+// splits of a split distribution: the root's has 2^(N−1) − 1).
 func (t *Trellis) Sample(ctx context.Context, rng *rand.Rand, k int) ([]Sample, error) {
 	if k < 0 {
 		return nil, fmt.Errorf("trellis: cannot draw %d samples", k)
@@ -58,11 +61,11 @@ func (t *Trellis) Sample(ctx context.Context, rng *rand.Rand, k int) ([]Sample, 
 
 // sample is Sample with a cache of budget bytes.
 func (t *Trellis) sample(ctx context.Context, rng *rand.Rand, k int, budget int64) ([]Sample, error) {
-	psi, err := t.subsetScorer()
+	psi, err := t.subsetScorer(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s := &sampler{t: t, psi: psi, cache: map[uint32][]float64{}, budget: budget}
+	s := &sampler{ctx: ctx, t: t, psi: psi, cache: map[uint32][]float64{}, budget: budget}
 	out := make([]Sample, k)
 	chosen := map[uint32]uint32{}
 	for i := range out {
@@ -73,16 +76,22 @@ func (t *Trellis) sample(ctx context.Context, rng *rand.Rand, k int, budget int6
 		clear(chosen)
 		var draw func(v uint32)
 		draw = func(v uint32) {
-			if bits.OnesCount32(v) < 2 {
+			if bits.OnesCount32(v) < 2 || s.err != nil {
 				return
 			}
 			l, lp := s.draw(rng, v)
+			if s.err != nil {
+				return
+			}
 			chosen[v] = l
 			ll += lp
 			draw(l)
 			draw(v ^ l)
 		}
 		draw(t.full)
+		if s.err != nil {
+			return nil, s.err
+		}
 		out[i] = Sample{Tree: t.treeFrom(func(v uint32) uint32 { return chosen[v] }), LogLikelihood: ll}
 	}
 	return out, nil
@@ -92,7 +101,9 @@ func (t *Trellis) sample(ctx context.Context, rng *rand.Rand, k int, budget int6
 func (s *sampler) draw(rng *rand.Rand, v uint32) (uint32, float64) {
 	cum, ok := s.cache[v]
 	if !ok {
-		cum = s.cumWeights(v)
+		if cum = s.cumWeights(v); cum == nil {
+			return 0, 0 // ctx is done: s.err is set
+		}
 		if b := 8*int64(len(cum)) + sampleCacheOverhead; s.used+b <= s.budget {
 			s.cache[v] = cum
 			s.used += b
@@ -118,7 +129,8 @@ func pick(cum []float64, u float64) int {
 }
 
 // cumWeights returns the cumulative split probabilities of v, splits in increasing order of the
-// child L that holds v's lowest item (L = lowest | deposit(i, rest) for split i).
+// child L that holds v's lowest item (L = lowest | deposit(i, rest) for split i); or nil, with
+// s.err set, once s.ctx is done (looked at every 2^16 splits).
 func (s *sampler) cumWeights(v uint32) []float64 {
 	t := s.t
 	low := v & -v
@@ -129,6 +141,11 @@ func (s *sampler) cumWeights(v uint32) []float64 {
 	// (u − rest) & rest steps through the submasks of rest in increasing order; u = rest would
 	// leave the other child empty.
 	for u := uint32(0); u != rest; u = (u - rest) & rest {
+		if len(cum)&(1<<16-1) == 1<<16-1 {
+			if s.err = s.ctx.Err(); s.err != nil {
+				return nil
+			}
+		}
 		l := low | u
 		r := v ^ l
 		// As in the bottom-up pass, a split of log ψ = −Inf or NaN has no weight.

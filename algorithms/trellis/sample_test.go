@@ -107,12 +107,12 @@ func TestSampleCacheBudget(t *testing.T) {
 	}
 	// The bytes kept stay within the budget; a budget of 0 keeps nothing, the default one keeps
 	// at least the root's distribution (2^(N−1) − 1 splits).
-	psi, err := tr.subsetScorer()
+	psi, err := tr.subsetScorer(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, budget := range []int64{0, 1 << 10, sampleCacheBytes << 9} {
-		s := &sampler{t: tr, psi: psi, cache: map[uint32][]float64{}, budget: budget}
+		s := &sampler{ctx: t.Context(), t: tr, psi: psi, cache: map[uint32][]float64{}, budget: budget}
 		rng := rand.New(rand.NewPCG(3, 3))
 		var walk func(v uint32)
 		walk = func(v uint32) {

@@ -157,8 +157,9 @@ func (t *Trellis) wholeBlocks(ctx context.Context, k kernel, blocks []uint32, b,
 		xh := blocks[i]
 		t.reset(sc)
 		k.prepare(xh, sc)
-		t.cross(k, xh, b, 0, nb, sc)
-		t.intra(k, xh, b, sc)
+		if t.cross(ctx, k, xh, b, 0, nb, sc) {
+			t.intra(k, xh, b, sc)
+		}
 	})
 }
 
@@ -177,7 +178,7 @@ func (t *Trellis) chunkedBlocks(ctx context.Context, k kernel, blocks []uint32, 
 	err := parallel(ctx, len(blocks)*per, workers, func(_, j int) {
 		i, c := j/per, uint32(j%per)
 		lo, hi := c*chunk, min((c+1)*chunk, nb)
-		t.cross(k, blocks[i], b, lo, hi, scs[i])
+		t.cross(ctx, k, blocks[i], b, lo, hi, scs[i])
 	})
 	if err != nil {
 		return err
@@ -188,18 +189,25 @@ func (t *Trellis) chunkedBlocks(ctx context.Context, k kernel, blocks []uint32, 
 }
 
 // cross adds the cross splits of the parents (xh, xl), xl in [lo, hi): every left high part lh
-// that is a proper, non-empty subset of xh, in increasing order.
-func (t *Trellis) cross(k kernel, xh uint32, b int, lo, hi uint32, sc []acc) {
+// that is a proper, non-empty subset of xh, in increasing order. A block has 2^|xh| of them, each
+// a sweep of up to 3^b splits, so it looks at ctx every 16 sweeps, and stops, returning false,
+// once ctx is done (the caller's parallel then returns ctx.Err()).
+func (t *Trellis) cross(ctx context.Context, k kernel, xh uint32, b int, lo, hi uint32, sc []acc) bool {
 	low := xh & -xh
+	sweeps := 0
 	// (u − xh) & xh steps through the submasks of xh in increasing order.
 	for u := uint32(0); ; u = (u - xh) & xh {
 		if u != 0 && u != xh {
+			if sweeps++; sweeps%16 == 0 && ctx.Err() != nil {
+				return false
+			}
 			k.sweep(u<<b, (xh^u)<<b, lo, hi, lo == 0 && u&low != 0, sc)
 		}
 		if u == xh {
 			break
 		}
 	}
+	return true
 }
 
 // intra adds the splits with one child in block 0 and finishes the parents of block xh in

@@ -53,7 +53,7 @@ func (t *Trellis) MAPTies(ctx context.Context, tol float64, score func(l, r uint
 	if err := checkMemory(t.model.(model.SubsetModel), o, t.limit); err != nil {
 		return Ties{}, err
 	}
-	psi, err := t.subsetScorer()
+	psi, err := t.subsetScorer(ctx)
 	if err != nil {
 		return Ties{}, err
 	}
@@ -74,6 +74,11 @@ func (t *Trellis) MAPTies(ctx context.Context, tol float64, score func(l, r uint
 		c = c * (t.n - k) / (k + 1)
 	}
 	for x := uint32(1); x <= t.full; x++ {
+		if x&(1<<16-1) == 0 {
+			if err := ctx.Err(); err != nil {
+				return Ties{}, err
+			}
+		}
 		k := bits.OnesCount32(x)
 		layers[k] = append(layers[k], x)
 	}
@@ -91,7 +96,12 @@ func (t *Trellis) MAPTies(ctx context.Context, tol float64, score func(l, r uint
 			}
 			vs := scratch[w][:0]
 			b := math.Inf(-1)
+			// A subset of k items has 2^(k−1) splits, up to 2^(N−1) for the full set: ctx is
+			// looked at every 2^16 of them (parallel returns ctx.Err()).
 			for u := rest; ; u = (u - 1) & rest {
+				if len(vs)&(1<<16-1) == 1<<16-1 && ctx.Err() != nil {
+					return
+				}
 				l := low | u
 				v := math.Inf(-1)
 				if r := x ^ l; r != 0 {
@@ -109,6 +119,9 @@ func (t *Trellis) MAPTies(ctx context.Context, tol float64, score func(l, r uint
 			cnt, mn, mx := 0.0, math.Inf(1), math.Inf(-1)
 			if !math.IsInf(b, -1) {
 				for j, u := 0, rest; ; j, u = j+1, (u-1)&rest {
+					if j&(1<<16-1) == 1<<16-1 && ctx.Err() != nil {
+						return
+					}
 					// A −Inf split (or child), or a NaN one, is never tied.
 					if l := low | u; b-vs[j] <= tol {
 						r := x ^ l

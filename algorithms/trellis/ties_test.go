@@ -68,7 +68,7 @@ func TestMAPTiesAgainstBruteForce(t *testing.T) {
 		for i := range x {
 			x[i] = []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
 		}
-		cc, err := correlation.New(x, correlation.Params{Beta: 1})
+		cc, err := correlation.New(t.Context(), x, correlation.Params{Beta: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -30,7 +30,6 @@ import (
 	"math/bits"
 	"runtime"
 	"strings"
-	"sync"
 
 	"hcbench/algorithms/model"
 	"hcbench/algorithms/model/ginkgo"
@@ -46,8 +45,8 @@ type Options struct {
 	MAPOnly bool
 	// NoCount skips counting the trees with finite likelihood.
 	NoCount bool
-	// MemoryLimit bounds the bytes the trellis may take (MemoryNeeded); ≤ 0 means
-	// DefaultMemoryLimit().
+	// MemoryLimit bounds the bytes the trellis may take (MemoryNeeded); ≤ 0 means no bound (the
+	// caller has checked the memory; hcbench's runner gives every task a limit).
 	MemoryLimit int64
 	// Marginals, Samples and MAPTies declare that the methods of those names will be called, so
 	// that Build's memory check (and MemoryNeeded) counts their tables too and fails before the
@@ -104,7 +103,13 @@ const (
 // (while it runs). Scratch space
 // of O(2^(N/2)) per worker, and the trees Sample returns, are left out.
 func MemoryNeeded(m model.SubsetModel, opts Options) int64 {
-	per := 1<<nodeShift + bpBytes + m.SubsetBytes()
+	return MemoryFor(m.Items(), m.SubsetBytes(), opts)
+}
+
+// MemoryFor is MemoryNeeded of a model over n items whose subset scorer takes subsetBytes per
+// subset, for estimates made before the model exists. n must be at most model.MaxSubsetItems.
+func MemoryFor(n, subsetBytes int, opts Options) int64 {
+	per := 1<<nodeShift + bpBytes + subsetBytes
 	if !opts.NoCount {
 		per += countBytes
 	}
@@ -117,7 +122,7 @@ func MemoryNeeded(m model.SubsetModel, opts Options) int64 {
 	if opts.MAPTies {
 		per += tiesBytes + tiesScoreBytes
 	}
-	return int64(per) << m.Items()
+	return int64(per) << n
 }
 
 // checkMemory returns an ErrTooLarge error when MemoryNeeded(m, opts) exceeds limit.
@@ -170,7 +175,7 @@ func Build(ctx context.Context, m model.Model, opts Options) (*Trellis, error) {
 	}
 	limit := opts.MemoryLimit
 	if limit <= 0 {
-		limit = DefaultMemoryLimit()
+		limit = math.MaxInt64
 	}
 	if err := checkMemory(sm, opts, limit); err != nil {
 		return nil, err
@@ -188,7 +193,7 @@ func Build(ctx context.Context, m model.Model, opts Options) (*Trellis, error) {
 	if g, ok := m.(*ginkgo.Model); ok && g.Params().Version == ginkgo.Version2020 && !opts.generic {
 		k = newGinkgoKernel(t, g)
 	} else {
-		sc, err := sm.NewSubsetScorer()
+		sc, err := newSubsetScorer(ctx, sm)
 		if err != nil {
 			return nil, err
 		}
@@ -267,27 +272,6 @@ func (t *Trellis) Count() (float64, bool) {
 	c := t.count[t.full]
 	return c, c < 1<<53
 }
-
-// DefaultMemoryLimit is the memory limit of a trellis whose Options set none: half of the memory
-// the process may use, which is the machine's RAM or, when lower, the limit of the process's
-// cgroup (Slurm's --mem, Kubernetes memory limits), or 4 GiB when neither can be read. The other
-// half is left to the rest of the process, the Go runtime and the system, so that a trellis
-// neither drives the machine into swap nor gets the process killed by the cgroup.
-//
-// The limit holds for one trellis. Several built at the same time (tasks run by concurrent
-// workers) each get all of it and together can exceed the memory; a caller running k of them at
-// once should give each DefaultMemoryLimit()/k.
-//
-// The memory is read once per process (reading the cgroup files costs about 0.2 ms, more than a
-// whole trellis of 10 items).
-func DefaultMemoryLimit() int64 { return defaultMemoryLimit() }
-
-var defaultMemoryLimit = sync.OnceValue(func() int64 {
-	if m := availableMemory(); m > 0 {
-		return m / 2
-	}
-	return 4 << 30
-})
 
 func formatBytes(b int64) string {
 	switch {

@@ -478,7 +478,7 @@ func TestConditionedMatchesReference(t *testing.T) {
 	hist := map[int]int{}
 	accepted, tries := 10000, 0
 	for range accepted {
-		j, n, err := ginkgo.Conditioned(rng, p, lo, hi, 1000)
+		j, n, err := ginkgo.Conditioned(t.Context(), rng, p, lo, hi, 1000)
 		if err != nil {
 			t.Fatal(err)
 		}

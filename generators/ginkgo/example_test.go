@@ -1,6 +1,7 @@
 package ginkgo_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"math"
@@ -33,7 +34,7 @@ func ExampleConditioned() {
 		log.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	j, tries, err := ginkgo.Conditioned(rng, p, 5, 9, 1000)
+	j, tries, err := ginkgo.Conditioned(context.Background(), rng, p, 5, 9, 1000)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -8,11 +8,13 @@
 package ginkgo
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 
+	likelihood "hcbench/algorithms/model/ginkgo"
 	"hcbench/datasets/jets"
 )
 
@@ -52,10 +54,21 @@ func Preset(jetType string, tCut float64) (Params, error) {
 	return p, nil
 }
 
+// MaxMass bounds the root mass M. The shower computes (t_L − t_R)²/(t·t) for t up to M², which
+// stays finite for M ≤ 1e50 (t·t ≤ 1e200), and every leaf's components are then at most the root
+// energy √(|p⃗|² + M²), far below the likelihood's limit likelihood.MaxComponent (1e100). Beyond
+// 1e77 the squares overflow and the jets would be NaN.
+const MaxMass = 1e50
+
+// MaxMomentum bounds each component of the root 3-momentum, for the same reasons as MaxMass.
+const MaxMomentum = 1e50
+
 func (p Params) validate() error {
 	switch {
 	case !(p.Mass > 0) || math.IsInf(p.Mass, 0):
 		return fmt.Errorf("mass must be positive, got %v", p.Mass)
+	case p.Mass > MaxMass:
+		return fmt.Errorf("mass must be at most %g, got %v (beyond it, squares of masses² overflow)", float64(MaxMass), p.Mass)
 	case !(p.Lambda > 0) || math.IsInf(p.Lambda, 0):
 		return fmt.Errorf("lambda must be positive, got %v", p.Lambda)
 	case !(p.LambdaRoot > 0) || math.IsInf(p.LambdaRoot, 0):
@@ -63,7 +76,13 @@ func (p Params) validate() error {
 	case !(p.TCut > 0) || math.IsInf(p.TCut, 0):
 		return fmt.Errorf("t_cut must be positive, got %v", p.TCut)
 	}
-	return nil
+	for k, x := range p.Momentum {
+		if !(math.Abs(x) <= MaxMomentum) {
+			return fmt.Errorf("momentum component %d must be a number of magnitude at most %g, got %v", k, float64(MaxMomentum), x)
+		}
+	}
+	// The jets must be ones the likelihood takes.
+	return likelihood.CheckRanges(p.Lambda, p.LambdaRoot, p.TCut)
 }
 
 // HardLeafLimit bounds a single jet when no maximum leaf count is asked for, so that a tiny t_cut
@@ -166,8 +185,24 @@ func (s *shower) direction() [3]float64 {
 	}
 }
 
+// invertBelow is the rate below which truncatedExp inverts the distribution function instead of
+// redrawing as the reference does: redrawing takes 1/(1 − e^{−0.999λ}) ≈ 1/λ draws on average,
+// which for the smallest rates the likelihood accepts (1e-40) would never end. From 1e-3 up, the
+// reference's redraws are kept, and with them the random streams of every earlier data set.
+const invertBelow = 1e-3
+
 // truncatedExp draws from Exp(rate) redrawn until the value is below 0.999, as the reference does.
 func (s *shower) truncatedExp(rate float64) float64 {
+	if rate < invertBelow {
+		// The same distribution by inversion: F(r) = (1 − e^{−λr})/(1 − e^{−0.999λ}) on [0, 0.999),
+		// so r = −log(1 − u(1 − e^{−0.999λ}))/λ, written with log1p and expm1 to keep its digits
+		// for tiny λ (where r → 0.999u). Rounding may reach 0.999; such a draw is redrawn.
+		for {
+			if r := -math.Log1p(s.rng.Float64()*math.Expm1(-0.999*rate)) / rate; r < 0.999 {
+				return r
+			}
+		}
+	}
 	for {
 		if r := s.rng.ExpFloat64() / rate; r < 0.999 {
 			return r
@@ -211,8 +246,10 @@ func decay(pv [4]float64, t, tL, tR float64, dir [3]float64) (pL, pR [4]float64)
 // Conditioned draws jets until one has between minLeaves and maxLeaves leaves (both inclusive;
 // maxLeaves ≤ 0 means no maximum), at most maxTries times. Each try is an independent jet, so the
 // result is an exact draw from the jet distribution conditioned on its leaf count. It returns the
-// jet and the number of tries used, or an error naming the bound when every try was rejected.
-func Conditioned(rng *rand.Rand, p Params, minLeaves, maxLeaves, maxTries int) (jets.Jet, int, error) {
+// jet and the number of tries used, or an error naming the bound when every try was rejected. It
+// returns an error wrapping ctx.Err() once ctx is done (looked at before every try: a try grows at
+// most maxLeaves leaves, or HardLeafLimit, at least a microsecond of work).
+func Conditioned(ctx context.Context, rng *rand.Rand, p Params, minLeaves, maxLeaves, maxTries int) (jets.Jet, int, error) {
 	if maxTries < 1 {
 		return jets.Jet{}, 0, fmt.Errorf("max_tries must be at least 1, got %d", maxTries)
 	}
@@ -221,6 +258,9 @@ func Conditioned(rng *rand.Rand, p Params, minLeaves, maxLeaves, maxTries int) (
 	}
 	tooSmall, tooLarge := 0, 0
 	for try := 1; try <= maxTries; try++ {
+		if err := ctx.Err(); err != nil {
+			return jets.Jet{}, try - 1, fmt.Errorf("ginkgo: stopped after %d tries for a jet with %s leaves: %w", try-1, leafRange(minLeaves, maxLeaves), err)
+		}
 		j, err := Generate(rng, p, maxLeaves)
 		if errors.Is(err, ErrTooManyLeaves) {
 			if maxLeaves <= 0 {

@@ -354,7 +354,7 @@ func TestGenerateRejectsBadParams(t *testing.T) {
 		if _, err := ginkgo.Generate(newRNG(1), p, 0); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: Generate error %v, want one mentioning %q", tc.name, err, tc.want)
 		}
-		if _, _, err := ginkgo.Conditioned(newRNG(1), p, 2, 9, 10); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, _, err := ginkgo.Conditioned(t.Context(), newRNG(1), p, 2, 9, 10); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: Conditioned error %v, want one mentioning %q", tc.name, err, tc.want)
 		}
 	}
@@ -446,7 +446,7 @@ func TestConditionedLeafRange(t *testing.T) {
 				n = min(seeds, 50) // two leaves: about one jet in 1000 (both root children light)
 			}
 			for s := range n {
-				j, tries, err := ginkgo.Conditioned(newRNG(uint64(s)), p, tc.minLeaves, tc.maxLeaf, maxTries)
+				j, tries, err := ginkgo.Conditioned(t.Context(), newRNG(uint64(s)), p, tc.minLeaves, tc.maxLeaf, maxTries)
 				if err != nil {
 					t.Fatalf("seed %d: %v", s, err)
 				}
@@ -471,8 +471,8 @@ func TestConditionedDeterministic(t *testing.T) {
 	p := preset(t, ginkgo.QCD, 16, true)
 	first := make([]jets.Jet, 20)
 	for s := range first {
-		a, triesA, errA := ginkgo.Conditioned(newRNG(uint64(s)), p, 5, 9, 1000)
-		b, triesB, errB := ginkgo.Conditioned(newRNG(uint64(s)), p, 5, 9, 1000)
+		a, triesA, errA := ginkgo.Conditioned(t.Context(), newRNG(uint64(s)), p, 5, 9, 1000)
+		b, triesB, errB := ginkgo.Conditioned(t.Context(), newRNG(uint64(s)), p, 5, 9, 1000)
 		if errA != nil || errB != nil {
 			t.Fatal(errA, errB)
 		}
@@ -495,7 +495,7 @@ func TestConditionedErrors(t *testing.T) {
 
 	// An unreachable range: 200 leaves at t_cut 16 (mean 7.6, ginkgo.md §9). Each try stops as soon
 	// as the jet has more than 200 leaves, so this is quick.
-	_, tries, err := ginkgo.Conditioned(newRNG(1), p, 200, 200, 50)
+	_, tries, err := ginkgo.Conditioned(t.Context(), newRNG(1), p, 200, 200, 50)
 	if err == nil {
 		t.Fatal("200 leaves at t_cut 16: no error")
 	}
@@ -512,7 +512,7 @@ func TestConditionedErrors(t *testing.T) {
 		{"no tries", 5, 9, 0, "max_tries"},
 		{"negative tries", 5, 9, -1, "max_tries"},
 	} {
-		if _, _, err := ginkgo.Conditioned(newRNG(1), p, tc.minL, tc.maxL, tc.tries); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, _, err := ginkgo.Conditioned(t.Context(), newRNG(1), p, tc.minL, tc.maxL, tc.tries); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one mentioning %q", tc.name, err, tc.want)
 		}
 	}
@@ -524,7 +524,7 @@ func TestConditionedErrors(t *testing.T) {
 func TestConditionedUnbounded(t *testing.T) {
 	p := preset(t, ginkgo.W, 4, false)
 	for _, maxL := range []int{0, -1} {
-		j, _, err := ginkgo.Conditioned(newRNG(3), p, 40, maxL, 100000)
+		j, _, err := ginkgo.Conditioned(t.Context(), newRNG(3), p, 40, maxL, 100000)
 		if err != nil {
 			t.Fatalf("max %d: %v", maxL, err)
 		}
@@ -540,7 +540,7 @@ func TestConditionedUnbounded(t *testing.T) {
 // ginkgo.md §9). Note: t_cut 1e-9 is not small enough: it gives jets of ~3e4 leaves, which succeed.
 func TestConditionedTinyTCut(t *testing.T) {
 	p := preset(t, ginkgo.QCD, 1e-20, false)
-	_, tries, err := ginkgo.Conditioned(newRNG(1), p, 1, 0, 1000)
+	_, tries, err := ginkgo.Conditioned(t.Context(), newRNG(1), p, 1, 0, 1000)
 	if err == nil {
 		t.Fatal("t_cut 1e-20 with no maximum: no error")
 	}
@@ -568,7 +568,7 @@ func BenchmarkConditioned(b *testing.B) {
 	tries := 0
 	b.ReportAllocs()
 	for b.Loop() {
-		_, n, err := ginkgo.Conditioned(rng, p, 5, 9, 1000)
+		_, n, err := ginkgo.Conditioned(b.Context(), rng, p, 5, 9, 1000)
 		if err != nil {
 			b.Fatal(err)
 		}

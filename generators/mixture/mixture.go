@@ -4,6 +4,7 @@
 package mixture
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -39,8 +40,21 @@ type Data struct {
 	Labels []string
 }
 
-// Draw draws one data set; the same rng state gives the same data.
-func Draw(rng *rand.Rand, p Params) (*Data, error) {
+// The ranges of Separation and Spread. Gaussian coordinates are at most about
+// separation·√components/2 + 40·spread; below 1e50 each they stay far under 1e100, the largest
+// value the conjugate models take (squares and sums of squares of the data must stay finite:
+// conjugate.MaxValue), where 1e300 would give infinite scatter matrices and NaN log evidence.
+// Bernoulli components draw Beta(1/separation, 1/separation): 1/separation must be finite, and
+// the Gamma draws keep their digits for shapes in [1e-50, 1e50].
+const (
+	MinSeparation = 1e-50
+	MaxSeparation = 1e50
+	MaxSpread     = 1e50
+)
+
+// Draw draws one data set; the same rng state gives the same data. It returns ctx.Err() once ctx
+// is done (looked at every 2^14 values drawn).
+func Draw(ctx context.Context, rng *rand.Rand, p Params) (*Data, error) {
 	switch {
 	case p.Components < 1:
 		return nil, fmt.Errorf("mixture: components must be at least 1, got %d", p.Components)
@@ -54,11 +68,26 @@ func Draw(rng *rand.Rand, p Params) (*Data, error) {
 		return nil, fmt.Errorf("mixture: spread must be positive, got %v", p.Spread)
 	case p.Kind != Gaussian && p.Kind != Bernoulli:
 		return nil, errors.New("mixture: unknown kind")
+	case p.Separation < MinSeparation || p.Separation > MaxSeparation:
+		return nil, fmt.Errorf("mixture: separation must lie in [%g, %g], got %v", MinSeparation, MaxSeparation, p.Separation)
+	case p.Kind == Gaussian && p.Spread > MaxSpread:
+		return nil, fmt.Errorf("mixture: spread must be at most %g, got %v", MaxSpread, p.Spread)
 	}
 	// Component parameters first, then the points, component by component.
 	centre := make([][]float64, p.Components)
 	side := p.Separation * math.Sqrt(float64(p.Components))
+	drawn := 0 // values drawn since ctx was last looked at
+	tick := func() error {
+		if drawn += p.Dims; drawn < 1<<14 {
+			return nil
+		}
+		drawn = 0
+		return ctx.Err()
+	}
 	for c := range centre {
+		if err := tick(); err != nil {
+			return nil, err
+		}
 		centre[c] = make([]float64, p.Dims)
 		for k := range centre[c] {
 			if p.Kind == Gaussian {
@@ -75,6 +104,9 @@ func Draw(rng *rand.Rand, p Params) (*Data, error) {
 			count++
 		}
 		for range count {
+			if err := tick(); err != nil {
+				return nil, err
+			}
 			x := make([]float64, p.Dims)
 			for k := range x {
 				if p.Kind == Gaussian {
@@ -90,19 +122,30 @@ func Draw(rng *rand.Rand, p Params) (*Data, error) {
 	return d, nil
 }
 
-// betaDraw draws from Beta(a, b) as X/(X+Y) of two Gamma draws.
+// betaDraw draws from Beta(a, b) as X/(X+Y) of two Gamma draws. For small shapes both draws can
+// underflow (Gamma(1e-4) is below 1e-308 with probability above 0.9), where X/(X+Y) would be 0/0
+// (formerly taken as ½, the opposite of Beta(a, a)'s mass near 0 and 1); the ratio then comes
+// from their logs, 1/(1 + e^{log Y − log X}).
 func betaDraw(rng *rand.Rand, a, b float64) float64 {
-	x, y := gammaDraw(rng, a), gammaDraw(rng, b)
-	if x+y == 0 {
+	x, lx := gammaDraw(rng, a)
+	y, ly := gammaDraw(rng, b)
+	if x+y >= 0x1p-1022 { // a normal sum: the quotient keeps its digits
+		return x / (x + y)
+	}
+	if lx == ly { // both −Inf (a uniform draw of exactly 0 in each), or a tie
 		return 0.5
 	}
-	return x / (x + y)
+	return 1 / (1 + math.Exp(ly-lx))
 }
 
-// gammaDraw draws from Gamma(a, 1) by Marsaglia and Tsang's method, boosted for a < 1.
-func gammaDraw(rng *rand.Rand, a float64) float64 {
+// gammaDraw draws from Gamma(a, 1) by Marsaglia and Tsang's method, boosted for a < 1, and
+// returns the draw and its log, the log computed from the parts so that it survives the draw's
+// underflow.
+func gammaDraw(rng *rand.Rand, a float64) (float64, float64) {
 	if a < 1 {
-		return gammaDraw(rng, a+1) * math.Pow(rng.Float64(), 1/a)
+		g, lg := gammaDraw(rng, a+1)
+		u := rng.Float64()
+		return g * math.Pow(u, 1/a), lg + math.Log(u)/a
 	}
 	d := a - 1.0/3
 	c := 1 / math.Sqrt(9*d)
@@ -115,7 +158,7 @@ func gammaDraw(rng *rand.Rand, a float64) float64 {
 		v = v * v * v
 		u := rng.Float64()
 		if u < 1-0.0331*x*x*x*x || math.Log(u) < 0.5*x*x+d*(1-v+math.Log(v)) {
-			return d * v
+			return d * v, math.Log(d * v)
 		}
 	}
 }

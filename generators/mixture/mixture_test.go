@@ -9,7 +9,7 @@ import (
 )
 
 func TestGaussian(t *testing.T) {
-	d, err := Draw(rand.New(rand.NewPCG(1, 2)), Params{Kind: Gaussian, Components: 4, Points: 202, Dims: 2, Separation: 3, Spread: 1})
+	d, err := Draw(t.Context(), rand.New(rand.NewPCG(1, 2)), Params{Kind: Gaussian, Components: 4, Points: 202, Dims: 2, Separation: 3, Spread: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,14 +32,14 @@ func TestGaussian(t *testing.T) {
 	if _, sd := stat.MeanStdDev(xs, nil); math.Abs(sd-1) > 0.5 {
 		t.Errorf("component 0 std %v, want about 1", sd)
 	}
-	again, _ := Draw(rand.New(rand.NewPCG(1, 2)), Params{Kind: Gaussian, Components: 4, Points: 202, Dims: 2, Separation: 3, Spread: 1})
+	again, _ := Draw(t.Context(), rand.New(rand.NewPCG(1, 2)), Params{Kind: Gaussian, Components: 4, Points: 202, Dims: 2, Separation: 3, Spread: 1})
 	if again.X[101][1] != d.X[101][1] {
 		t.Error("the same seed gave other data")
 	}
 }
 
 func TestBernoulli(t *testing.T) {
-	d, err := Draw(rand.New(rand.NewPCG(3, 4)), Params{Kind: Bernoulli, Components: 3, Points: 300, Dims: 20, Separation: 4})
+	d, err := Draw(t.Context(), rand.New(rand.NewPCG(3, 4)), Params{Kind: Bernoulli, Components: 3, Points: 300, Dims: 20, Separation: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestErrors(t *testing.T) {
 		{Kind: Gaussian, Components: 2, Points: 5, Dims: 2, Separation: 0, Spread: 1},
 		{Kind: Gaussian, Components: 2, Points: 5, Dims: 2, Separation: 1, Spread: -1},
 	} {
-		if _, err := Draw(rng, p); err == nil {
+		if _, err := Draw(t.Context(), rng, p); err == nil {
 			t.Errorf("%+v accepted", p)
 		}
 	}

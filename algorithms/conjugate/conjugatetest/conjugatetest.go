@@ -6,18 +6,15 @@ import (
 	"testing"
 
 	"hcbench/algorithms/conjugate"
+	"hcbench/datasets/datadir/datatest"
 	"hcbench/datasets/labelled"
-	"hcbench/datasets/shareddata"
 )
 
 // Iris30 returns the 50 × 4 iris subset of our reference runs of the authors' Python code:
 // rows 0–29, 50–59 and 100–109 (0-based) of ../shared/data/uci/iris.csv.
 func Iris30(tb testing.TB) [][]float64 {
 	tb.Helper()
-	p, err := shareddata.Path("uci/iris.csv")
-	if err != nil {
-		tb.Fatal(err)
-	}
+	p := datatest.Path(tb, "uci/iris.csv")
 	d, err := labelled.ReadFile(p, "csv", labelled.CSVOptions{Header: "sklearn"})
 	if err != nil {
 		tb.Fatal(err)

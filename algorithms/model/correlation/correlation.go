@@ -28,6 +28,7 @@
 package correlation
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -59,12 +60,17 @@ type Params struct {
 	Centering  Centering
 	// Ordered counts the within-child pairs twice (c = 2); false counts them once (c = 1).
 	Ordered bool
-	// Beta scales the energy: ψ = exp(−β·E); > 0.
+	// Beta scales the energy: ψ = exp(−β·E); in (0, MaxBeta].
 	Beta float64
 	// MaskMissing compares two vectors over the features both observe (NaN marks a missing
 	// value); without it no value may be NaN.
 	MaskMissing bool
 }
+
+// MaxBeta bounds β. A split's energy E is at most c·n² (weights lie in [−2, 2]), so β·E and a
+// tree's sum of them stay finite for any n up to 2^30 below it, where β = 1e300 would turn a
+// split of finite energy into an impossible one (log ψ = −Inf).
+const MaxBeta = 1e100
 
 // Model is the energy over a fixed set of vectors. Build it with New.
 type Model struct {
@@ -74,14 +80,19 @@ type Model struct {
 }
 
 // New builds the model of the vectors x (n × d). It fails for fewer than one vector, vectors of
-// different lengths, a zero vector (no direction), or NaN values without MaskMissing.
-func New(x [][]float64, p Params) (*Model, error) {
+// different lengths, a zero vector (no direction), or NaN values without MaskMissing; and returns
+// ctx.Err() once ctx is done (looked at every 256 similarities, and once per row of the n × n
+// weights in the passes that centre them).
+func New(ctx context.Context, x [][]float64, p Params) (*Model, error) {
 	n := len(x)
 	if n == 0 {
 		return nil, errors.New("correlation: no vectors")
 	}
 	if !(p.Beta > 0) || math.IsInf(p.Beta, 0) {
 		return nil, fmt.Errorf("correlation: beta must be positive, got %v", p.Beta)
+	}
+	if p.Beta > MaxBeta {
+		return nil, fmt.Errorf("correlation: beta must be at most %g, got %v (β·E would overflow to an impossible −Inf)", float64(MaxBeta), p.Beta)
 	}
 	d := len(x[0])
 	for i, v := range x {
@@ -96,10 +107,24 @@ func New(x [][]float64, p Params) (*Model, error) {
 	}
 	s := make([][]float64, n)
 	for i := range s {
+		if err := ctx.Err(); err != nil { // n² floats: 28.8 GB at n = 60 000
+			return nil, err
+		}
 		s[i] = make([]float64, n)
+	}
+	// A vector without a direction is named first, before a pair it belongs to.
+	for i := range n {
+		if _, ok := similarity(x[i], x[i], p); !ok {
+			return nil, fmt.Errorf("correlation: vector %d has no direction: its observed values are all zero, or (pearson) all equal", i)
+		}
 	}
 	for i := range n {
 		for j := i; j < n; j++ {
+			if (j-i)%256 == 0 { // a similarity costs O(d) and two allocations
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
 			v, ok := similarity(x[i], x[j], p)
 			if !ok {
 				return nil, fmt.Errorf("correlation: vectors %d and %d share no non-constant observed feature", i, j)
@@ -111,6 +136,9 @@ func New(x [][]float64, p Params) (*Model, error) {
 	switch p.Centering {
 	case MeanWithDiag:
 		for i := range n {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			for j := range n {
 				mean += s[i][j]
 			}
@@ -119,6 +147,9 @@ func New(x [][]float64, p Params) (*Model, error) {
 	case MeanWithoutDiag:
 		if n > 1 {
 			for i := range n {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
 				for j := range n {
 					if i != j {
 						mean += s[i][j]
@@ -136,6 +167,9 @@ func New(x [][]float64, p Params) (*Model, error) {
 		m.c = 2
 	}
 	for i := range n {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		for j := range n {
 			s[i][j] -= mean
 		}
@@ -145,7 +179,13 @@ func New(x [][]float64, p Params) (*Model, error) {
 }
 
 // similarity is the cosine (or Pearson) similarity of a and b over the features both observe.
-// ok is false when a vector has no direction over them (all zero, or constant for Pearson).
+// ok is false when a vector has no direction over them: all zero, or, for Pearson, constant (to
+// within the rounding of its mean, so that a constant vector does not get a direction from the
+// rounding error of its centring). Both similarities are invariant under scaling either vector
+// by a positive factor, so a vector whose largest magnitude lies outside [1e-100, 1e100] is
+// scaled to 1 first: squares of 1e200 would overflow (and a cosine of ∞/∞ be NaN), squares of
+// 1e-200 underflow to 0 (and the vector seem to have no direction). Vectors within the range are
+// not touched, so their similarities keep their bits.
 func similarity(a, b []float64, p Params) (float64, bool) {
 	var xa, xb []float64
 	for k := range a {
@@ -153,8 +193,16 @@ func similarity(a, b []float64, p Params) (float64, bool) {
 			xa, xb = append(xa, a[k]), append(xb, b[k])
 		}
 	}
+	xa, xb = inRange(xa), inRange(xb)
 	if p.Similarity == Pearson {
-		xa, xb = centred(xa), centred(xb)
+		var ok bool
+		if xa, ok = centredOK(xa); !ok {
+			return 0, false
+		}
+		if xb, ok = centredOK(xb); !ok {
+			return 0, false
+		}
+		xa, xb = inRange(xa), inRange(xb)
 	}
 	var dot, na, nb float64
 	for k := range xa {
@@ -166,6 +214,34 @@ func similarity(a, b []float64, p Params) (float64, bool) {
 		return 0, false
 	}
 	return dot / (math.Sqrt(na) * math.Sqrt(nb)), true
+}
+
+// inRange returns x, or x divided by its largest magnitude when that lies outside [1e-100, 1e100]
+// (a copy; x is not changed).
+func inRange(x []float64) []float64 {
+	m := 0.0
+	for _, v := range x {
+		m = max(m, math.Abs(v))
+	}
+	if m == 0 || (m >= 1e-100 && m <= 1e100) {
+		return x
+	}
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = v / m
+	}
+	return out
+}
+
+// centredOK returns x centred, and false when x is constant to within the rounding of its mean:
+// every centred value at most len(x)·2⁻⁵² of the largest magnitude in x.
+func centredOK(x []float64) ([]float64, bool) {
+	c := centred(x)
+	m, mc := 0.0, 0.0
+	for i, v := range x {
+		m, mc = max(m, math.Abs(v)), max(mc, math.Abs(c[i]))
+	}
+	return c, mc > float64(len(x))*0x1p-52*m
 }
 
 func centred(x []float64) []float64 {
@@ -274,12 +350,23 @@ func (m *Model) SubsetBytes() int { return 16 }
 // NewSubsetScorer tabulates pos and neg of every subset. Precondition: at most
 // model.MaxSubsetItems items.
 func (m *Model) NewSubsetScorer() (model.SubsetScorer, error) {
+	return m.NewSubsetScorerContext(context.Background())
+}
+
+// NewSubsetScorerContext is NewSubsetScorer that returns ctx.Err() once ctx is done (looked at
+// every 2^14 subsets; the table costs O(n·2^n), seconds at n = 28).
+func (m *Model) NewSubsetScorerContext(ctx context.Context) (model.SubsetScorer, error) {
 	n := len(m.w)
 	if n > model.MaxSubsetItems {
 		return nil, fmt.Errorf("correlation: %d items, subsets go up to %d", n, model.MaxSubsetItems)
 	}
 	s := &subsetScorer{beta: m.beta, pos: make([]float64, 1<<n), neg: make([]float64, 1<<n)}
 	for x := uint32(1); x < 1<<n; x++ {
+		if x&(1<<14-1) == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		low := 0
 		for x&(1<<low) == 0 {
 			low++

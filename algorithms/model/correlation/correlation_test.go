@@ -28,7 +28,7 @@ func TestFastPathsMatchPairSums(t *testing.T) {
 	// summed pair by pair (1e-12 relative plus 1e-12: the same terms in another order).
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, ordered := range []bool{false, true} {
-		m, err := New(randomVectors(rng, 12, 8), Params{Beta: 0.7, Ordered: ordered})
+		m, err := New(t.Context(), randomVectors(rng, 12, 8), Params{Beta: 0.7, Ordered: ordered})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +77,7 @@ func TestTrellisAgainstBruteForce(t *testing.T) {
 	// (N ≤ 7, 1e-9).
 	rng := rand.New(rand.NewPCG(3, 4))
 	for n := 2; n <= 7; n++ {
-		m, err := New(randomVectors(rng, n, 6), Params{Beta: 1.3})
+		m, err := New(t.Context(), randomVectors(rng, n, 6), Params{Beta: 1.3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +107,7 @@ func TestWeights(t *testing.T) {
 	x := [][]float64{{1, 0, 2}, {2, 0, 4}, {0, 3, 0}, {1, 1, 1}}
 	// Cosine similarities: items 0 and 1 are parallel (1), 0 and 2 orthogonal (0).
 	for _, c := range []struct{ centering Centering }{{NoCentering}, {MeanWithDiag}, {MeanWithoutDiag}} {
-		m, err := New(x, Params{Beta: 1, Centering: c.centering})
+		m, err := New(t.Context(), x, Params{Beta: 1, Centering: c.centering})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,7 +150,7 @@ func TestWeights(t *testing.T) {
 	}
 	// Pearson is cosine of the centred vectors.
 	x = [][]float64{{1, 0, 2}, {2, 0, 5}, {0, 3, 1}, {1, 2, 4}}
-	p, err := New(x, Params{Beta: 1, Similarity: Pearson, Centering: NoCentering})
+	p, err := New(t.Context(), x, Params{Beta: 1, Similarity: Pearson, Centering: NoCentering})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestWeights(t *testing.T) {
 	for i := range x {
 		cx[i] = centred(x[i])
 	}
-	cos, _ := New(cx, Params{Beta: 1, Centering: NoCentering})
+	cos, _ := New(t.Context(), cx, Params{Beta: 1, Centering: NoCentering})
 	for i := range x {
 		for j := range x {
 			if math.Abs(p.Weights()[i][j]-cos.Weights()[i][j]) > 1e-15 {
@@ -171,10 +171,10 @@ func TestWeights(t *testing.T) {
 func TestMissing(t *testing.T) {
 	nan := math.NaN()
 	x := [][]float64{{1, nan, 2}, {2, 5, 4}, {1, 3, nan}}
-	if _, err := New(x, Params{Beta: 1}); err == nil {
+	if _, err := New(t.Context(), x, Params{Beta: 1}); err == nil {
 		t.Error("NaN accepted without MaskMissing")
 	}
-	m, err := New(x, Params{Beta: 1, MaskMissing: true, Centering: NoCentering})
+	m, err := New(t.Context(), x, Params{Beta: 1, MaskMissing: true, Centering: NoCentering})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,10 +182,10 @@ func TestMissing(t *testing.T) {
 	if math.Abs(m.Weights()[0][1]-1) > 1e-15 {
 		t.Errorf("masked similarity %v, want 1", m.Weights()[0][1])
 	}
-	if _, err := New([][]float64{{0, 0}, {1, 2}}, Params{Beta: 1}); err == nil {
+	if _, err := New(t.Context(), [][]float64{{0, 0}, {1, 2}}, Params{Beta: 1}); err == nil {
 		t.Error("zero vector accepted")
 	}
-	if _, err := New(x[:1], Params{Beta: 0, MaskMissing: true}); err == nil {
+	if _, err := New(t.Context(), x[:1], Params{Beta: 0, MaskMissing: true}); err == nil {
 		t.Error("beta 0 accepted")
 	}
 }
@@ -206,7 +206,7 @@ func TestThreeItemsByHand(t *testing.T) {
 		ordered bool
 		c       float64
 	}{{false, 1}, {true, 2}} {
-		m, err := New(x, Params{Beta: beta, Centering: NoCentering, Ordered: c.ordered})
+		m, err := New(t.Context(), x, Params{Beta: beta, Centering: NoCentering, Ordered: c.ordered})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,7 +244,7 @@ func TestMAPDoesNotDependOnBeta(t *testing.T) {
 	x := randomVectors(rand.New(rand.NewPCG(5, 6)), 9, 7)
 	var energy, trees float64
 	for k, beta := range []float64{0.05, 1, 3.7, 40} {
-		m, err := New(x, Params{Beta: beta})
+		m, err := New(t.Context(), x, Params{Beta: beta})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"hcbench/algorithms/model/ginkgo"
+	"hcbench/datasets/datadir/datatest"
 	"hcbench/datasets/jets"
-	"hcbench/datasets/shareddata"
 	gen "hcbench/generators/ginkgo"
 )
 
@@ -37,7 +37,7 @@ func RandomJet(tb testing.TB, rng *rand.Rand, n int) jets.Jet {
 		tc = 4
 	}
 	p, _ := gen.Preset(gen.QCD, tc)
-	j, _, err := gen.Conditioned(rng, p, n, n, 1_000_000)
+	j, _, err := gen.Conditioned(tb.Context(), rng, p, n, n, 1_000_000)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -50,10 +50,7 @@ func PublicJets(tb testing.TB) map[string]jets.Jet {
 	tb.Helper()
 	out := map[string]jets.Jet{}
 	for _, f := range []string{"truth_4", "truth_5", "truth_9"} {
-		path, err := shareddata.Path("clustertrellis/" + f + ".jsonl")
-		if err != nil {
-			tb.Fatal(err)
-		}
+		path := datatest.Path(tb, "clustertrellis/"+f+".jsonl")
 		js, err := jets.ReadFile(path)
 		if err != nil {
 			tb.Fatal(err)
