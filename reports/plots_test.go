@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"context"
 	"encoding/xml"
 	"fmt"
 	"image/color"
@@ -240,7 +241,7 @@ func TestRuntimeOneRecord(t *testing.T) {
 	r.Item, r.N = "0", 7
 	in := Input{Experiment: "golden", Datasets: []string{"jets"}, Algorithms: []string{"greedy"}, Records: []results.Record{r}}
 	dir := t.TempDir()
-	if _, err := Write([]string{"runtime"}, in, dir); err != nil {
+	if _, err := Write(context.Background(), []string{"runtime"}, in, dir); err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join(dir, "runtime.md"), "runtime_one.md")
@@ -262,7 +263,7 @@ func TestRuntimeOneRecord(t *testing.T) {
 // again): each draws its two values of N and a legend entry.
 func TestRuntimeEqualMedians(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := Write([]string{"runtime"}, jetRecords(), dir); err != nil {
+	if _, err := Write(context.Background(), []string{"runtime"}, jetRecords(), dir); err != nil {
 		t.Fatal(err)
 	}
 	shapes, texts := readPlot(t, filepath.Join(dir, "runtime"))
@@ -308,7 +309,7 @@ func TestDecadeAxis(t *testing.T) {
 // (greedy and exact at N = 4, 5, 9; the failed exact task is left out) and a legend entry.
 func TestRuntimePlotPoints(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := Write([]string{"runtime"}, runtimeInput(), dir); err != nil {
+	if _, err := Write(context.Background(), []string{"runtime"}, runtimeInput(), dir); err != nil {
 		t.Fatal(err)
 	}
 	shapes, _ := readPlot(t, filepath.Join(dir, "runtime"))
@@ -324,7 +325,7 @@ func TestRuntimePlotPoints(t *testing.T) {
 // width 0.275 from 2.75: counts 2, 1, 0, 0, 1.
 func TestZVsMAPPlots(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := Write([]string{"z_vs_map"}, jetRecords(), dir); err != nil {
+	if _, err := Write(context.Background(), []string{"z_vs_map"}, jetRecords(), dir); err != nil {
 		t.Fatal(err)
 	}
 	colours, err := nColours(2)
@@ -353,7 +354,7 @@ func TestZVsMAPOneRecord(t *testing.T) {
 	}
 	in := Input{Experiment: "golden", Datasets: []string{"jets"}, Algorithms: []string{"trellis", "trellis-again"}, Records: recs}
 	dir := t.TempDir()
-	if _, err := Write([]string{"z_vs_map"}, in, dir); err != nil {
+	if _, err := Write(context.Background(), []string{"z_vs_map"}, in, dir); err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join(dir, "z_vs_map.md"), "z_vs_map_one.md")
@@ -380,7 +381,7 @@ func TestZVsMAPManyN(t *testing.T) {
 		in.Records = append(in.Records, r)
 	}
 	dir := t.TempDir()
-	if _, err := Write([]string{"z_vs_map"}, in, dir); err != nil {
+	if _, err := Write(context.Background(), []string{"z_vs_map"}, in, dir); err != nil {
 		t.Fatal(err)
 	}
 	colours, err := nColours(15)
@@ -488,7 +489,7 @@ func cieLab(c color.Color) [3]float64 {
 //	beam − greedy:    1.25, 0.25, 0 in bins of 0.25 from 0:   1, 1, 0, 0, 1
 func TestGapHistograms(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := Write([]string{"likelihood_gap"}, jetRecords(), dir); err != nil {
+	if _, err := Write(context.Background(), []string{"likelihood_gap"}, jetRecords(), dir); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -519,7 +520,7 @@ func TestLikelihoodGapOneItem(t *testing.T) {
 		in.Records = append(in.Records, r)
 	}
 	dir := t.TempDir()
-	if _, err := Write([]string{"likelihood_gap"}, in, dir); err != nil {
+	if _, err := Write(context.Background(), []string{"likelihood_gap"}, in, dir); err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join(dir, "likelihood_gap.md"), "likelihood_gap_one.md")

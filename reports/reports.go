@@ -5,6 +5,7 @@ package reports
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -51,7 +52,8 @@ var builders = map[string]builder{
 // that what they write does not depend on the order the tasks finished in (the order of
 // results.jsonl): float sums taken in another order differ in the last bits. A report that fails,
 // or panics on a bug, does not stop the others; the errors of all of them are returned together.
-func Write(names []string, in Input, dir string) ([]string, error) {
+// A cancelled ctx stops it before the next report, with ctx's error among them.
+func Write(ctx context.Context, names []string, in Input, dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -59,6 +61,9 @@ func Write(names []string, in Input, dir string) ([]string, error) {
 	var files []string
 	var errs []error
 	for _, n := range names {
+		if err := ctx.Err(); err != nil {
+			return files, errors.Join(append(errs, fmt.Errorf("writing the reports: %w", context.Cause(ctx)))...)
+		}
 		b, ok := builders[n]
 		if !ok {
 			errs = append(errs, fmt.Errorf("unknown report %q", n))

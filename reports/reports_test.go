@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -60,7 +61,7 @@ func summaryInput() Input {
 
 func TestSummaryGolden(t *testing.T) {
 	dir := t.TempDir()
-	files, err := Write([]string{"summary"}, summaryInput(), dir)
+	files, err := Write(context.Background(), []string{"summary"}, summaryInput(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func TestSummaryNotes(t *testing.T) {
 		{"bayes", evidenceRecords(), []string{"log evidence |", "Log evidence is"}, []string{"log Z", "Gap to truth"}},
 	} {
 		dir := t.TempDir()
-		if _, err := Write([]string{"summary"}, c.in, dir); err != nil {
+		if _, err := Write(context.Background(), []string{"summary"}, c.in, dir); err != nil {
 			t.Fatal(err)
 		}
 		md, err := os.ReadFile(filepath.Join(dir, "summary.md"))
@@ -106,7 +107,7 @@ func TestSummaryNotes(t *testing.T) {
 }
 
 func TestUnknownReport(t *testing.T) {
-	if _, err := Write([]string{"nope"}, summaryInput(), t.TempDir()); err == nil {
+	if _, err := Write(context.Background(), []string{"nope"}, summaryInput(), t.TempDir()); err == nil {
 		t.Error("unknown report accepted")
 	}
 }
@@ -135,7 +136,7 @@ func runtimeInput() Input {
 // TestRuntimeGolden checks the tables; TestRuntimePlotPoints the plot.
 func TestRuntimeGolden(t *testing.T) {
 	dir := t.TempDir()
-	files, err := Write([]string{"runtime"}, runtimeInput(), dir)
+	files, err := Write(context.Background(), []string{"runtime"}, runtimeInput(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +180,7 @@ func jetRecords() Input {
 
 func TestLikelihoodGapGolden(t *testing.T) {
 	dir := t.TempDir()
-	files, err := Write([]string{"likelihood_gap"}, jetRecords(), dir)
+	files, err := Write(context.Background(), []string{"likelihood_gap"}, jetRecords(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func TestLikelihoodGapGolden(t *testing.T) {
 
 func TestZVsMAPGolden(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := Write([]string{"z_vs_map"}, jetRecords(), dir); err != nil {
+	if _, err := Write(context.Background(), []string{"z_vs_map"}, jetRecords(), dir); err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join(dir, "z_vs_map.md"), "z_vs_map.md")
@@ -259,7 +260,7 @@ func labelledRecords() Input {
 
 func TestPurityGolden(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := Write([]string{"purity"}, labelledRecords(), dir); err != nil {
+	if _, err := Write(context.Background(), []string{"purity"}, labelledRecords(), dir); err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join(dir, "purity.md"), "purity.md")
@@ -268,7 +269,7 @@ func TestPurityGolden(t *testing.T) {
 
 func TestDendrograms(t *testing.T) {
 	dir := t.TempDir()
-	files, err := Write([]string{"dendrograms"}, labelledRecords(), dir)
+	files, err := Write(context.Background(), []string{"dendrograms"}, labelledRecords(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +319,7 @@ func TestDendrograms(t *testing.T) {
 		}
 	}
 	// Data sets without labels get no figure.
-	files, err = Write([]string{"dendrograms"}, jetRecords(), t.TempDir())
+	files, err = Write(context.Background(), []string{"dendrograms"}, jetRecords(), t.TempDir())
 	if err != nil || len(files) != 0 {
 		t.Errorf("unlabelled data: %v, %v", files, err)
 	}
@@ -387,7 +388,7 @@ func evidenceRecords() Input {
 
 func TestEvidenceGolden(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := Write([]string{"evidence"}, evidenceRecords(), dir); err != nil {
+	if _, err := Write(context.Background(), []string{"evidence"}, evidenceRecords(), dir); err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join(dir, "evidence.md"), "evidence.md")

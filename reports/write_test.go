@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -59,7 +60,7 @@ func TestReportsIgnoreRecordOrder(t *testing.T) {
 	names := []string{"summary", "runtime", "likelihood_gap", "z_vs_map", "evidence", "purity"}
 	tables := func(in Input) map[string]string {
 		dir := t.TempDir()
-		files, err := Write(names, in, dir)
+		files, err := Write(context.Background(), names, in, dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +117,7 @@ func TestReportPanicIsAnError(t *testing.T) {
 	builders["broken"] = func(Input, string) ([]string, error) { panic("boom") }
 	t.Cleanup(func() { delete(builders, "broken") })
 	dir := t.TempDir()
-	files, err := Write([]string{"broken", "summary"}, summaryInput(), dir)
+	files, err := Write(context.Background(), []string{"broken", "summary"}, summaryInput(), dir)
 	if err == nil || !strings.Contains(err.Error(), "report broken: internal error (please report): panic: boom") {
 		t.Errorf("error %v, want the panic of report broken", err)
 	}

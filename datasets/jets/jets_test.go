@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"hcbench/datasets/badlines"
+	"hcbench/datasets/datadir/datatest"
 	"hcbench/datasets/jets"
-	"hcbench/datasets/shareddata"
 )
 
 // A valid 3-leaf jet with a truth tree: ((0,1),2) in Ginkgo's pre-order numbering. The momenta
@@ -26,13 +26,13 @@ func TestRoundTrip(t *testing.T) {
 	js := []jets.Jet{
 		{
 			ID:         "qcd-0",
-			Leaves:     [][4]float64{{40.27664946512487, 21.976258251094844, 21.189003526221548, 26.180852610629344}, {1e-300, -0.1, 1.0 / 3, math.Pi}},
+			Leaves:     [][4]float64{{40.27664946512487, 21.976258251094844, 21.189003526221548, 26.180852610629344}, {math.Pi, -0.1, 1.0 / 3, 1e-300}},
 			Lambda:     1.5,
 			LambdaRoot: 3,
 			TCut:       16,
 			Delta0:     900,
 			Tree:       [][2]int{{1, 2}, {-1, -1}, {-1, -1}},
-			Content:    [][4]float64{{40.27664946512487, 21.876258251094844, 22.189003526221548, 29.32244530}, {40.27664946512487, 21.976258251094844, 21.189003526221548, 26.180852610629344}, {1e-300, -0.1, 1.0 / 3, math.Pi}},
+			Content:    [][4]float64{{40.27664946512487, 21.876258251094844, 22.189003526221548, 29.32244530}, {40.27664946512487, 21.976258251094844, 21.189003526221548, 26.180852610629344}, {math.Pi, -0.1, 1.0 / 3, 1e-300}},
 			Deltas:     []float64{900, 0, 0},
 			LogLH:      []jets.LogLikelihood{-9.301348602829684, 0, jets.LogLikelihood(math.Inf(-1))},
 			Schema:     jets.Schema, Generator: "ginkgo2020", JetType: "qcd", SeedKey: "k/0",
@@ -251,10 +251,7 @@ func TestWriteErrors(t *testing.T) {
 // rows of the leaf nodes in DFS order.
 func TestReadSharedData(t *testing.T) {
 	for _, n := range []int{4, 5, 9} {
-		path, err := shareddata.Path(fmt.Sprintf("clustertrellis/truth_%d.jsonl", n))
-		if err != nil {
-			t.Fatal(err)
-		}
+		path := datatest.Path(t, fmt.Sprintf("clustertrellis/truth_%d.jsonl", n))
 		js, err := jets.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)

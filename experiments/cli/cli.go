@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -25,8 +26,10 @@ import (
 
 	"golang.org/x/term"
 
+	"hcbench/datasets/datadir"
 	"hcbench/experiments/compare"
 	"hcbench/experiments/config"
+	"hcbench/experiments/memory"
 	"hcbench/experiments/plan"
 	"hcbench/experiments/results"
 	"hcbench/experiments/runner"
@@ -43,7 +46,7 @@ const (
 const usage = `hcbench: exact and approximate hierarchical clustering experiments
 
 Usage:
-  hcbench run CONFIG [-out DIR] [-workers N] [-save-data] [-shard I/N] [-shards N] [-allow-other-build]
+  hcbench run CONFIG [-out DIR] [-workers N] [-save-data] [-shard I/N] [-shards N] [-allow-other-build] [-data DIR]
                                run an experiment (or one shard of it) and write its run directory;
                                run again into the same directory to resume
   hcbench merge [-out DIR] [-partial] [-allow-other-build] DIR...
@@ -53,15 +56,21 @@ Usage:
   hcbench compare [thresholds] [-allow-missing] OLD NEW
                                compare two runs task by task; exit 1 when quality regressed, NEW did
                                not finish or lacks tasks of OLD
-  hcbench validate CONFIG...   check configs (and read their data files) without running
-  hcbench plan CONFIG          print the task list of a config
+  hcbench validate [-data DIR] CONFIG...
+                               check configs (read their data files, estimate their memory)
+                               without running
+  hcbench plan [-data DIR] CONFIG
+                               print the task list of a config and its memory estimate
   hcbench data fetch [SET...]  download the real data sets (all by default) into the data directory
   hcbench data list            what each data set is, its licence, and whether it is present
   hcbench data verify [SET...] check the SHA-256 sums of the data sets present
   hcbench help                 this text
   hcbench help config          every config key, its meaning and default
 
-With go run: go run . run configs/quickstart.yaml
+With go run: go run . run configs/quickstart.yaml (batch systems should run a built binary:
+go build -o hcbench .; a SIGTERM sent to go run reaches hcbench only as the go command's end).
+Data: files named data:SET/FILE in configs are in the data directory: -data DIR, else
+$HCBENCH_DATA, else hcbench/data in the user's cache directory; hcbench data fetch fills it.
 Shards: -shard I/N runs the tasks at plan positions k with k mod N = I (0 ≤ I < N). Without it the
 shard comes from the batch system: Slurm arrays (SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN of
 SLURM_ARRAY_TASK_COUNT) or Kubernetes Indexed Jobs (JOB_COMPLETION_INDEX of -shards N or the config's
@@ -71,10 +80,19 @@ Exit codes: 0 ok, 1 bad input, failed tasks, an unfinished run, or a regression,
 `
 
 // Main runs the command line args (without the program name) and returns the exit code. Ctrl-C
-// and SIGTERM interrupt a run cleanly.
+// and SIGTERM interrupt any command cleanly (exit 130; a run's manifest says interrupted); a
+// second one ends the process at once. Run from `go run`, hcbench also stops when the go command
+// ends, which is what a SIGTERM sent to `go run` does (see watchGoRun).
 func Main(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // the next signal takes its default action: the process ends
+	}()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	watchGoRun(ctx, cancel)
 	return Run(ctx, args, stdout, stderr)
 }
 
@@ -89,15 +107,15 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "run":
 		return cmdRun(ctx, rest, stdout, stderr)
 	case "merge":
-		return cmdMerge(rest, stdout, stderr)
+		return cmdMerge(ctx, rest, stdout, stderr)
 	case "report":
-		return cmdReport(rest, stdout, stderr)
+		return cmdReport(ctx, rest, stdout, stderr)
 	case "compare":
 		return cmdCompare(rest, stdout, stderr)
 	case "validate":
-		return cmdValidate(rest, stdout, stderr)
+		return cmdValidate(ctx, rest, stdout, stderr)
 	case "plan":
-		return cmdPlan(rest, stdout, stderr)
+		return cmdPlan(ctx, rest, stdout, stderr)
 	case "data":
 		return cmdData(ctx, rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
@@ -149,23 +167,48 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 	return ExitUsage
 }
 
-// load reads a config and opens its plan; problems go to stderr.
-func load(path string, stderr io.Writer) (*plan.Plan, bool) {
-	cfg, err := config.Load(path)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return nil, false
-	}
-	p, err := plan.New(cfg)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return nil, false
-	}
-	return p, true
+// dataFlag adds the -data flag, which sets the data directory that configs' data: paths name.
+func dataFlag(fs *flag.FlagSet) *string {
+	return fs.String("data", "", "the data directory that data:SET/FILE paths name (default: $"+datadir.EnvDir+", else the user's cache directory; hcbench data list shows it)")
 }
 
-func cmdValidate(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("validate", stderr, "validate CONFIG...")
+// load reads a config and opens its plan, with the data directory dataDir (the -data flag; ""
+// for the default); with check, it also checks the memory that all the plan's tasks would take
+// on the config's workers (a run checks its own shard on its own workers). Problems go to
+// stderr; code is the exit code to return when p is nil: ExitFailure, or ExitInterrupted when
+// ctx was cancelled.
+func load(ctx context.Context, path, dataDir string, check bool, stderr io.Writer) (p *plan.Plan, code int) {
+	fail := func(err error) (*plan.Plan, int) {
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "hcbench: interrupted:", context.Cause(ctx))
+			return nil, ExitInterrupted
+		}
+		fmt.Fprintln(stderr, err)
+		return nil, ExitFailure
+	}
+	loc, err := datadir.Locate(dataDir, os.Getenv)
+	if err != nil {
+		return fail(err)
+	}
+	cfg, err := config.LoadOptions(path, config.Options{DataDir: loc})
+	if err != nil {
+		return fail(err)
+	}
+	if p, err = plan.New(ctx, cfg); err != nil {
+		return fail(err)
+	}
+	if err := p.CheckMemory(workersOf(p, 0), nil); check && err != nil {
+		return fail(fmt.Errorf("%s: %w", path, err))
+	}
+	for _, w := range p.Warnings {
+		fmt.Fprintln(stderr, "hcbench: warning:", w)
+	}
+	return p, ExitOK
+}
+
+func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("validate", stderr, "validate [-data DIR] CONFIG...")
+	dataDir := dataFlag(fs)
 	files, err := parse(fs, args)
 	if err != nil {
 		return ExitUsage
@@ -176,18 +219,34 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	}
 	code := ExitOK
 	for _, f := range files {
-		p, ok := load(f, stderr)
-		if !ok {
+		p, c := load(ctx, f, *dataDir, true, stderr)
+		if c == ExitInterrupted {
+			return c
+		}
+		if p == nil {
 			code = ExitFailure
 			continue
 		}
-		fmt.Fprintf(stdout, "%s: ok (%d data sets, %d algorithms, %d tasks)\n", f, len(p.Datasets), len(p.Config.Algorithms), len(p.Tasks))
+		fmt.Fprintf(stdout, "%s: ok (%d data sets, %d algorithms, %d tasks; memory about %s)\n", f, len(p.Datasets), len(p.Config.Algorithms), len(p.Tasks),
+			memory.Format(p.Memory(workersOf(p, 0), nil).Bytes))
 	}
 	return code
 }
 
-func cmdPlan(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("plan", stderr, "plan CONFIG")
+// workersOf returns the workers a run of p would use: flag, else the config's, else all cores.
+func workersOf(p *plan.Plan, flag int) int {
+	switch {
+	case flag > 0:
+		return flag
+	case p.Config.Workers > 0:
+		return p.Config.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("plan", stderr, "plan [-data DIR] CONFIG")
+	dataDir := dataFlag(fs)
 	files, err := parse(fs, args)
 	if err != nil {
 		return ExitUsage
@@ -196,24 +255,27 @@ func cmdPlan(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return ExitUsage
 	}
-	p, ok := load(files[0], stderr)
-	if !ok {
-		return ExitFailure
+	p, code := load(ctx, files[0], *dataDir, true, stderr)
+	if p == nil {
+		return code
 	}
 	if err := p.Write(stdout); err != nil {
 		fmt.Fprintln(stderr, "hcbench:", err)
 		return ExitFailure
 	}
+	e := p.Memory(workersOf(p, 0), nil)
+	fmt.Fprintf(stdout, "# memory: about %s on %d workers (%s)\n", memory.Format(e.Bytes), workersOf(p, 0), e)
 	return ExitOK
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("run", stderr, "run CONFIG [-out DIR] [-workers N] [-save-data] [-shard I/N] [-shards N] [-allow-other-build]")
+	fs := newFlags("run", stderr, "run CONFIG [-out DIR] [-workers N] [-save-data] [-shard I/N] [-shards N] [-allow-other-build] [-data DIR]")
+	dataDir := dataFlag(fs)
 	out := fs.String("out", "", "run directory (default runs/<name>-<UTC time>, or runs/<name>-shards for a shard); a directory of the same config is resumed")
 	shardSpec := fs.String("shard", "", "run only shard I of N (I/N, 0 ≤ I < N); default: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX if set")
 	shardCount := fs.Int("shards", 0, "number of shards, for JOB_COMPLETION_INDEX (overrides the config's shards)")
 	workers := fs.Int("workers", 0, "tasks run at once (default: the config's workers, else all cores)")
-	saveData := fs.Bool("save-data", false, "also write generated data sets to data/<name>.jsonl in the run directory")
+	saveData := fs.Bool("save-data", false, "also write generated data sets into data/ of the run directory (jets to <name>.jsonl, mixtures to <name>-<item>.csv)")
 	every := fs.Duration("progress", 10*time.Second, "when stderr is not a terminal, log a progress line this often (0: never)")
 	otherBuild := fs.Bool("allow-other-build", false, "resume a run directory whose records another build (another executable: its SHA-256 differs) wrote; the manifest lists each session's build")
 	files, err := parse(fs, args)
@@ -228,9 +290,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hcbench: -workers must be 0 (all cores) or positive, got %d\n", *workers)
 		return ExitUsage
 	}
-	p, ok := load(files[0], stderr)
-	if !ok {
-		return ExitFailure
+	p, code := load(ctx, files[0], *dataDir, false, stderr)
+	if p == nil {
+		return code
 	}
 	shard, err := chooseShard(*shardSpec, *shardCount, p.Config.Shards, os.Getenv)
 	if err != nil {
@@ -367,7 +429,7 @@ func newShard(i, n int) (*results.Shard, error) {
 	return &results.Shard{Index: i, Count: n}, nil
 }
 
-func cmdMerge(args []string, stdout, stderr io.Writer) int {
+func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("merge", stderr, "merge [-out DIR] [-partial] [-allow-other-build] DIR...")
 	out := fs.String("out", "", "the merged run directory (default runs/<name>-merged-<UTC time>); must not exist or be empty")
 	partial := fs.Bool("partial", false, "merge even when tasks are missing (the manifest then says incomplete)")
@@ -391,10 +453,17 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 		dir = defaultRunDir(name, time.Now())
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	o, err := runner.Merge(dirs, runner.MergeOptions{Out: dir, Partial: *partial, AllowOtherBuild: *otherBuild, Log: log})
-	if err != nil {
+	o, err := runner.Merge(ctx, dirs, runner.MergeOptions{Out: dir, Partial: *partial, AllowOtherBuild: *otherBuild, Log: log})
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "hcbench: merge interrupted; nothing was written to", dir)
+		return ExitInterrupted
+	}
+	if o == nil {
 		fmt.Fprintln(stderr, "hcbench:", err)
 		return ExitFailure
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "hcbench:", err)
 	}
 	m := o.Manifest
 	fmt.Fprintf(stdout, "merged %d shards into %s\n", len(m.MergedFrom), o.Dir)
@@ -409,7 +478,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
-func cmdReport(args []string, stdout, stderr io.Writer) int {
+func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("report", stderr, "report [-reports A,B] DIR")
 	only := fs.String("reports", "", "rebuild only these reports (comma-separated), adding any new one to the run's reports; default: the run's reports")
 	dirs, err := parse(fs, args)
@@ -437,7 +506,11 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 			return ExitUsage
 		}
 	}
-	m, files, err := runner.Rebuild(dirs[0], names)
+	m, files, err := runner.Rebuild(ctx, dirs[0], names)
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "hcbench: interrupted:", context.Cause(ctx))
+		return ExitInterrupted
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "hcbench:", err)
 		return ExitFailure

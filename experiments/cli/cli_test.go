@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,7 +17,7 @@ import (
 	"time"
 
 	"hcbench/algorithms/tree"
-	"hcbench/datasets/shareddata"
+	"hcbench/datasets/datadir/datatest"
 	"hcbench/experiments/results"
 	"hcbench/experiments/runner"
 )
@@ -224,7 +225,7 @@ func TestValidateAndPlan(t *testing.T) {
 	dir := t.TempDir()
 	cfg := writeFile(t, dir, "small.yaml", smallConfig)
 	code, stdout, stderr := run(t, context.Background(), "validate", cfg)
-	if code != ExitOK || !strings.Contains(stdout, "ok (1 data sets, 2 algorithms, 80 tasks)") {
+	if code != ExitOK || !strings.Contains(stdout, "ok (1 data sets, 2 algorithms, 80 tasks; memory about ") {
 		t.Errorf("validate: exit %d\n%s%s", code, stdout, stderr)
 	}
 	code, stdout, _ = run(t, context.Background(), "plan", cfg)
@@ -312,7 +313,8 @@ func TestGenerationShortfallIsLoud(t *testing.T) {
 
 // TestTrellisRecords runs the trellis with marginals and samples: records carry log Z ≥ the MAP,
 // the tree count, the marginals and the samples, identically for 1 and 2 workers; a task over the
-// memory limit fails with a message naming N, the estimate and the limit, and the others go on.
+// memory limit fails with a message naming N, the estimate and the limit, and the others go on;
+// validation warns of them, and refuses a limit that no item fits.
 func TestTrellisRecords(t *testing.T) {
 	dir := t.TempDir()
 	// A jet whose t_cut lies above its root's t: every split is impossible (log Z = −Inf).
@@ -326,9 +328,19 @@ datasets:
   - {name: mix, generator: mixture, points: 8, components: 2, separation: 3, items: 2}
 algorithms:
   - {name: trellis, marginals: 3, samples: 4, datasets: [qcd, imp]}
-  - {name: trellis, label: tiny, memory_limit: 1KiB, datasets: [qcd]}
+  - {name: trellis, label: tiny, memory_limit: 4KiB, datasets: [qcd]}
   - {name: trellis, label: ties, count_map_trees: true, datasets: [mix]}
 `)
+	// 52 bytes a subset (node, backpointer, count, t): N ≤ 6 fits 4 KiB, N = 7 and 8 do not.
+	code, _, stderr := run(t, context.Background(), "validate", cfg)
+	if code != ExitOK || !strings.Contains(stderr, "tr.yaml:9: algorithms[1] (tiny) fails on the items of data set qcd with more than 6 leaves") {
+		t.Errorf("validate: exit %d\n%s", code, stderr)
+	}
+	none := writeFile(t, dir, "none.yaml", strings.Replace(mustRead(t, cfg), "memory_limit: 4KiB", "memory_limit: 1KiB", 1))
+	code, _, stderr = run(t, context.Background(), "validate", none)
+	if code != ExitFailure || !strings.Contains(stderr, "none.yaml:9: algorithms[1] (tiny) cannot run on data set qcd: N = 5 needs about 2 KiB") {
+		t.Errorf("validate with a limit no item fits: exit %d\n%s", code, stderr)
+	}
 	var runs []map[string]results.Record
 	for _, w := range []string{"1", "2"} {
 		out := filepath.Join(dir, "run-"+w)
@@ -369,8 +381,12 @@ algorithms:
 			if r.Marginals != nil && r.Marginals.MAPClusters[0].P < 0.999999 { // the root
 				t.Errorf("%s: root marginal %v", k, r.Marginals.MAPClusters[0].P)
 			}
+		case r.Algorithm == "tiny" && r.N <= 6:
+			if r.Error != "" {
+				t.Errorf("%s: N = %d fits 4 KiB, error %q", k, r.N, r.Error)
+			}
 		case r.Algorithm == "tiny":
-			if !strings.Contains(r.Error, "N = "+strconv.Itoa(r.N)) || !strings.Contains(r.Error, "over the limit of 1 KiB") {
+			if !strings.Contains(r.Error, "N = "+strconv.Itoa(r.N)) || !strings.Contains(r.Error, "over the limit of 4 KiB") {
 				t.Errorf("%s: error %q", k, r.Error)
 			}
 		}
@@ -413,30 +429,47 @@ reports: [summary, likelihood_gap, z_vs_map, runtime]
 	}
 }
 
-// TestShippedConfigs validates every config in configs/ (reading its data files from
-// ../shared/data), so that a shipped config never rots.
+// TestShippedConfigs validates every config in configs/ (reading its data files from the data
+// directory), so that a shipped config never rots. A config whose data set is not fetched is
+// skipped, naming the set (HCBENCH_REQUIRE_DATA=1 fails instead).
 func TestShippedConfigs(t *testing.T) {
 	files, err := filepath.Glob("../../configs/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no shipped configs: %v", err)
 	}
 	for _, f := range files {
-		if code, _, stderr := run(t, context.Background(), "validate", f); code != ExitOK {
-			t.Errorf("%s: exit %d\n%s", f, code, stderr)
-		}
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			requireConfigData(t, f)
+			if code, _, stderr := run(t, context.Background(), "validate", f); code != ExitOK {
+				t.Errorf("exit %d\n%s", code, stderr)
+			}
+		})
 	}
 }
+
+// requireConfigData skips the test (or fails it, with HCBENCH_REQUIRE_DATA=1) unless every file
+// of the data directory that the config at path names is there, naming the data set missing.
+func requireConfigData(t *testing.T, path string) {
+	t.Helper()
+	for _, m := range dataRef.FindAllSubmatch([]byte(mustRead(t, path)), -1) {
+		datatest.Path(t, string(m[1]))
+	}
+}
+
+// dataRef finds the data references of a config: "file: data:SET/FILE".
+var dataRef = regexp.MustCompile(`(?m)^\s*(?:-\s*)?file:\s*data:(\S+)`)
 
 // TestPAM50Subsamples runs two stratified subsamples of the real pam50 matrix: 12 named, labelled
 // leaves per item (2 per subtype, 2 unknown), purities recorded, the missing cells counted, and a
 // missing matrix named with where to get it.
 func TestPAM50Subsamples(t *testing.T) {
+	datatest.Path(t, "pam50/220arrays_nonUBCcommon+12normal_50g.txt")
 	dir := t.TempDir()
 	src := `version: 1
 name: p
 datasets:
   - name: pam50
-    file: ` + filepath.Join(sharedData(t), "pam50/220arrays_nonUBCcommon+12normal_50g.txt") + `
+    file: data:pam50/220arrays_nonUBCcommon+12normal_50g.txt
     format: pam50
     subsamples: 2
 algorithms: [trellis, greedy, {name: linkage, distance: weights}]
@@ -464,18 +497,9 @@ reports: [purity, dendrograms]
 	}
 	missing := writeFile(t, dir, "m.yaml", strings.Replace(src, "pam50/220arrays", "pam50/none", 1))
 	code, _, stderr := run(t, context.Background(), "validate", missing)
-	if code != ExitFailure || !strings.Contains(stderr, "does not exist") || !strings.Contains(stderr, "github.com/hoadley-lab/pam50") {
+	if code != ExitFailure || !strings.Contains(stderr, "does not exist") || !strings.Contains(stderr, "hcbench data fetch pam50") {
 		t.Errorf("missing matrix: exit %d\n%s", code, stderr)
 	}
-}
-
-func sharedData(t *testing.T) string {
-	t.Helper()
-	d, err := shareddata.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
 }
 
 // TestBayesianRecords runs the Bayesian family on generated mixtures and checks what their
@@ -595,4 +619,14 @@ reports: [evidence, dendrograms]
 			t.Error(err)
 		}
 	}
+}
+
+// mustRead returns the contents of a file.
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -18,9 +18,15 @@ import (
 )
 
 // TestMain lets a test run the hcbench command in a separate process: the test binary re-executed
-// with HCBENCH_TEST_MAIN=1 is hcbench.
+// with HCBENCH_TEST_MAIN=1 is hcbench. With HCBENCH_TEST_FSIZE=BYTES that process runs under a
+// file size limit (see limitFileSize), which must not be set on the test process itself: the
+// testing package writes its own files after the tests.
 func TestMain(m *testing.M) {
 	if os.Getenv("HCBENCH_TEST_MAIN") == "1" {
+		if err := limitFileSize(os.Getenv("HCBENCH_TEST_FSIZE")); err != nil {
+			fmt.Fprintln(os.Stderr, "hcbench test main:", err)
+			os.Exit(3)
+		}
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
@@ -176,7 +182,7 @@ func TestKillAndResume(t *testing.T) {
 	// and host.
 	code, _, stderr := run(t, context.Background(), "run", cfg, "-out", out)
 	host, _ := os.Hostname()
-	if want := fmt.Sprintf("run directory %s is in use by another hcbench process (pid %d on host %s)", out, cmd.Process.Pid, host); code != ExitFailure || !strings.Contains(stderr, want) {
+	if want := fmt.Sprintf("run directory %s is in use by another hcbench process (pid %d on host %s); wait for it to end, or stop it (kill %d: it marks its run interrupted", out, cmd.Process.Pid, host, cmd.Process.Pid); code != ExitFailure || !strings.Contains(stderr, want) {
 		t.Errorf("second run while the first runs: exit %d, want %d and %q\n%s", code, ExitFailure, want, stderr)
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {

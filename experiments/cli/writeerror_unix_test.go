@@ -5,8 +5,13 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,10 +20,50 @@ import (
 	"hcbench/experiments/runner"
 )
 
-// TestRecordWriteErrorLeavesRunIncomplete runs with a file size limit (RLIMIT_FSIZE, as a full
-// disk would) that the results file outgrows: the writes past it fail, and the manifest must
-// say incomplete, not complete, so that compare and report do not take the run for a finished
-// one. Without the limit the same command resumes it to complete.
+// limitFileSize sets RLIMIT_FSIZE of this process to the number of bytes in spec ("" sets none).
+// A write past it fails with EFBIG, as on a full disk (Go ignores SIGXFSZ).
+func limitFileSize(spec string) error {
+	if spec == "" {
+		return nil
+	}
+	n, err := strconv.ParseUint(spec, 10, 64)
+	if err != nil {
+		return fmt.Errorf("HCBENCH_TEST_FSIZE=%q: %v", spec, err)
+	}
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
+		return err
+	}
+	lim.Cur = min(n, lim.Max)
+	return syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim)
+}
+
+// stopLine matches the log line of a run stopped by a write error, with the tasks it recorded
+// and those it had started.
+var stopLine = regexp.MustCompile(`msg="the run stops: a record could not be written".* recorded=(\d+) started=(\d+)`)
+
+// checkStopped checks that a run stopped by a write error started no task after it: at most one
+// task per worker was in flight when the write failed.
+func checkStopped(t *testing.T, stderr string, workers int) {
+	t.Helper()
+	m := stopLine.FindStringSubmatch(stderr)
+	if m == nil {
+		t.Errorf("no log line of the run stopping:\n%s", lastLines(stderr, 20))
+		return
+	}
+	recorded, _ := strconv.Atoi(m[1])
+	started, _ := strconv.Atoi(m[2])
+	t.Logf("%d tasks recorded, %d started", recorded, started)
+	if started > recorded+workers {
+		t.Errorf("%d tasks started, %d recorded, %d workers: tasks went on after the run stopped", started, recorded, workers)
+	}
+}
+
+// TestRecordWriteErrorLeavesRunIncomplete runs, in another process, with a file size limit
+// (RLIMIT_FSIZE, as a full disk would) that the results file outgrows: the first write past it
+// stops the run at once with one message, and the manifest says incomplete, not complete, so that
+// compare and report do not take the run for a finished one. Without the limit the same command
+// resumes it to complete.
 func TestRecordWriteErrorLeavesRunIncomplete(t *testing.T) {
 	dir := t.TempDir()
 	cfg := writeFile(t, dir, "small.yaml", smallConfig)
@@ -26,34 +71,27 @@ func TestRecordWriteErrorLeavesRunIncomplete(t *testing.T) {
 	runOK(t, "run", cfg, "-out", full)
 
 	// 16 KiB holds config.yaml, tasks.txt, the manifest and run.log, but not the 80 records
-	// (about 45 KiB). Go ignores SIGXFSZ, so a write past the limit fails with EFBIG.
-	const limit = 16 << 10
-	var old syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
-		t.Skipf("no file size limit: %v", err)
+	// (about 45 KiB).
+	cmd := command(t, "run", cfg, "-out", out, "-workers", "2")
+	cmd.Env = append(cmd.Env, "HCBENCH_TEST_FSIZE=16384")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != ExitFailure {
+		t.Fatalf("run: %v, want exit %d\n%s%s", err, ExitFailure, &stdout, &stderr)
 	}
-	if old.Cur < limit {
-		t.Skipf("the file size limit is %d bytes already", old.Cur)
-	}
-	restore := func() {
-		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
-			t.Fatalf("cannot restore the file size limit: %v", err)
-		}
-	}
-	lim := old
-	lim.Cur = limit
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
-		t.Skipf("cannot limit the file size: %v", err)
-	}
-	t.Cleanup(restore)
-	code, stdout, stderr := run(t, context.Background(), "run", cfg, "-out", out)
-	restore()
-
 	m := readManifest(t, filepath.Join(out, runner.ManifestFile))
-	if code != ExitFailure || m.Status != results.StatusIncomplete || m.Finished >= m.Tasks || !strings.Contains(stderr, "file too large") {
-		t.Fatalf("run whose records could not all be written: exit %d, status %q, %d of %d tasks recorded; want exit %d, status %q\n%s%s",
-			code, m.Status, m.Finished, m.Tasks, ExitFailure, results.StatusIncomplete, stdout, stderr)
+	if m.Status != results.StatusIncomplete || m.Finished >= m.Tasks {
+		t.Fatalf("run whose records could not all be written: status %q, %d of %d tasks recorded; want status %q\n%s%s",
+			m.Status, m.Finished, m.Tasks, results.StatusIncomplete, &stdout, &stderr)
 	}
+	// One message, not one per task; and no task finished after the failed write but those that
+	// were in flight (one per worker).
+	if n := strings.Count(stderr.String(), "file too large"); n != 2 { // the log's error line and the command's
+		t.Errorf("the write error is reported %d times, want once in the log and once by the command:\n%s", n, &stderr)
+	}
+	checkStopped(t, stderr.String(), 2)
 	// The write that crossed the limit left part of its line, as a full disk can; cut it off,
 	// as a resume would, so that compare and report read the records and judge the status.
 	rpath := filepath.Join(out, runner.ResultsFile)
@@ -64,17 +102,72 @@ func TestRecordWriteErrorLeavesRunIncomplete(t *testing.T) {
 	if err := os.WriteFile(rpath, b[:bytes.LastIndexByte(b, '\n')+1], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, _ = run(t, context.Background(), "compare", full, out)
-	if code != ExitFailure || !strings.Contains(stdout, "NEW did not finish (incomplete, ") {
-		t.Errorf("compare with the incomplete run: exit %d\n%s", code, stdout)
+	code, out2, _ := run(t, context.Background(), "compare", full, out)
+	if code != ExitFailure || !strings.Contains(out2, "NEW did not finish (incomplete, ") {
+		t.Errorf("compare with the incomplete run: exit %d\n%s", code, out2)
 	}
 	if code, _, stderr := run(t, context.Background(), "report", out); code != ExitFailure || !strings.Contains(stderr, "is not a finished run (status incomplete") {
 		t.Errorf("report on the incomplete run: exit %d\n%s", code, stderr)
 	}
 
-	stdout = runOK(t, "run", cfg, "-out", out)
-	if m := readManifest(t, filepath.Join(out, runner.ManifestFile)); m.Status != results.StatusComplete || m.Finished != m.Tasks || !strings.Contains(stdout, "tasks: 80 finished of 80") {
-		t.Errorf("resume: status %q, %d of %d tasks\n%s", m.Status, m.Finished, m.Tasks, stdout)
+	resumed := runOK(t, "run", cfg, "-out", out)
+	if m := readManifest(t, filepath.Join(out, runner.ManifestFile)); m.Status != results.StatusComplete || m.Finished != m.Tasks || !strings.Contains(resumed, "tasks: 80 finished of 80") {
+		t.Errorf("resume: status %q, %d of %d tasks\n%s", m.Status, m.Finished, m.Tasks, resumed)
 	}
 	runOK(t, "compare", full, out)
+}
+
+// TestFullDisk runs into a 2 MiB tmpfs (as root, where mounting one is allowed; skipped
+// elsewhere) a config whose records need more: the first failed write stops the run with one
+// message, and the final manifest, which a full disk would refuse too, is still written from the
+// space the run reserved: it says incomplete. The run resumes to complete where there is room.
+func TestFullDisk(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a tmpfs needs root")
+	}
+	mnt := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", mnt).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v %s", mnt, err, out)
+		}
+	})
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "big.yaml", `version: 1
+name: big
+seed: 4
+datasets:
+  - {name: qcd, generator: ginkgo, jets: 5000, min_leaves: 5, max_leaves: 9, t_cut: 16}
+algorithms: [truth, greedy]
+`)
+	out := filepath.Join(mnt, "run")
+	code, stdout, stderr := run(t, context.Background(), "run", cfg, "-out", out)
+	if code != ExitFailure {
+		t.Fatalf("exit %d, want %d\n%s%s", code, ExitFailure, stdout, stderr)
+	}
+	if n := strings.Count(stderr, "no space left on device"); n != 2 { // the log's error line and the command's
+		t.Errorf("the write error is reported %d times, want twice (log and command):\n%s", n, lastLines(stderr, 20))
+	}
+	m := readManifest(t, filepath.Join(out, runner.ManifestFile))
+	if m.Status != results.StatusIncomplete || m.Finished >= m.Tasks {
+		t.Errorf("manifest on a full disk: status %q, %d of %d tasks; want incomplete\n%s", m.Status, m.Finished, m.Tasks, lastLines(stderr, 20))
+	}
+	checkStopped(t, stderr, m.Workers)
+	// Resume where there is room: the torn last record is dropped, and the run completes.
+	moved := filepath.Join(dir, "run")
+	if out, err := exec.Command("cp", "-a", out, moved).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	resumed := runOK(t, "run", cfg, "-out", moved)
+	if m := readManifest(t, filepath.Join(moved, runner.ManifestFile)); m.Status != results.StatusComplete || !strings.Contains(resumed, "tasks: 10000 finished of 10000") {
+		t.Errorf("resume: status %q\n%s", m.Status, resumed)
+	}
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }

@@ -3,9 +3,12 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
+
+	"hcbench/algorithms/conjugate"
 )
 
 // The parameters of the Bayesian algorithms (../shared/design/bayesian.md).
@@ -15,15 +18,15 @@ import (
 type ClusterModel struct {
 	Model string   `yaml:"model" default:"niw" help:"cluster marginal likelihood: niw (Normal-Inverse-Wishart; real features), bernoulli (Beta-Bernoulli; features 0 or 1), categorical (Dirichlet-categorical; features coded 0, 1, …, V−1), or auto (bernoulli for an item whose features are all 0 or 1, else niw; records say which in params.model_used)"`
 	NIW   NIWPrior `yaml:"niw" help:"Normal-Inverse-Wishart hyperparameters (model niw)"`
-	CC    CC       `yaml:"cc" default:"1" help:"models bernoulli and categorical, Bioconductor BHC's recipe A_vj = cc·(count of value v in feature j + 1)/(n + 1): a positive number, or optimise (halve and double cc from 1, up to 10 times each, while the evidence of the algorithm's tree improves, then a golden-section search with tolerance 1 on the bracket, as Bioconductor)"`
+	CC    CC       `yaml:"cc" default:"1" help:"models bernoulli and categorical, Bioconductor BHC's recipe A_vj = cc·(count of value v in feature j + 1)/(n + 1): a positive number, or optimise (as Bioconductor BHC: halve cc from 1, then double it, up to 11 times each, while the evidence of the algorithm's tree does not fall, then run R's optimize, Brent's method with tolerance 1 on cc, on the bracket between the last values tried, and use its result)"`
 }
 
 // NIWPrior are the Normal-Inverse-Wishart hyperparameters: explicit, or the data-driven recipe.
 type NIWPrior struct {
 	Recipe  string      `yaml:"recipe" help:"data (μ0 = column means, Λ0 = sample covariance / g, ν0 = d + 1: caponetto's NormalInverseWishart.create) or explicit (kappa0, nu0, mu0 and lambda0 as given); default: explicit when nu0, mu0 or lambda0 is given, else data"`
-	G       float64     `yaml:"g" help:"recipe data: Λ0 = sample covariance / g; default 20 for the BHC family and 10 for brt (caponetto's examples)"`
-	Kappa0  float64     `yaml:"kappa0" default:"0.001" help:"κ0 > 0, the prior's pseudo-count for the mean"`
-	Nu0     float64     `yaml:"nu0" default:"0" help:"explicit: ν0 > d − 1, the prior's degrees of freedom"`
+	G       float64     `yaml:"g" help:"recipe data: Λ0 = sample covariance / g, g in [1e-40, 1e6]; default 20 for the BHC family and 10 for brt (caponetto's examples)"`
+	Kappa0  float64     `yaml:"kappa0" default:"0.001" help:"κ0 in (0, 1e100], the prior's pseudo-count for the mean"`
+	Nu0     float64     `yaml:"nu0" default:"0" help:"explicit: d − 1 < ν0 ≤ 1e6, the prior's degrees of freedom"`
 	Mu0     []float64   `yaml:"mu0" default:"[]" help:"explicit: the prior mean μ0, d numbers"`
 	Lambda0 [][]float64 `yaml:"lambda0" default:"[]" help:"explicit: the prior scale matrix Λ0, d rows of d numbers, symmetric positive definite"`
 }
@@ -132,11 +135,15 @@ func (v entryCheck) clusterModel(c *ClusterModel, defaultG float64) {
 	}
 	if !(n.Kappa0 > 0) {
 		v.bad("niw", "kappa0 must be positive, got %v", n.Kappa0)
+	} else if n.Kappa0 > conjugate.MaxKappa0 {
+		v.bad("niw", "kappa0 must be at most %g (κ0·n must stay finite), got %v", float64(conjugate.MaxKappa0), n.Kappa0)
 	}
 	switch n.Recipe {
 	case "data":
 		if !(n.G > 0) {
 			v.bad("niw", "g must be positive, got %v", n.G)
+		} else if n.G < conjugate.MinG || n.G > conjugate.MaxG {
+			v.bad("niw", "g must lie in [%g, %g] (Λ0, the sample covariance divided by g, must neither overflow nor drown in the rounding of the clusters' scatter, which would make log p NaN), got %v", conjugate.MinG, conjugate.MaxG, n.G)
 		}
 		if explicit {
 			v.bad("niw", "nu0, mu0 and lambda0 are for recipe: explicit; recipe data derives them from the data")
@@ -148,6 +155,23 @@ func (v entryCheck) clusterModel(c *ClusterModel, defaultG float64) {
 			v.bad("niw", "recipe explicit needs mu0 (d numbers) and lambda0 (d rows), got %d and %d", d, len(n.Lambda0))
 		case !(n.Nu0 > float64(d-1)):
 			v.bad("niw", "nu0 must exceed d − 1 = %d, got %v", d-1, n.Nu0)
+		case n.Nu0 > conjugate.MaxNu0:
+			v.bad("niw", "nu0 must be at most %g (log p(D) is a difference of terms of size ν0, which loses ν0·1e-16 to rounding), got %v", float64(conjugate.MaxNu0), n.Nu0)
+		}
+		for i, x := range n.Mu0 {
+			if math.Abs(x) > conjugate.MaxValue {
+				v.bad("niw", "mu0[%d] is %v, beyond ±%g, where squares overflow", i, x, float64(conjugate.MaxValue))
+				break
+			}
+		}
+	rows:
+		for i, row := range n.Lambda0 {
+			for _, x := range row {
+				if math.Abs(x) > conjugate.MaxScale {
+					v.bad("niw", "lambda0 row %d has %v, beyond ±%g, where sums of the scatter matrices overflow", i+1, x, float64(conjugate.MaxScale))
+					break rows
+				}
+			}
 		}
 		for i, row := range n.Lambda0 {
 			if len(row) != d {

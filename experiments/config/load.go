@@ -15,23 +15,92 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"hcbench/datasets/datadir"
 	"hcbench/generators/ginkgo"
 )
 
-// Load reads, decodes and validates the config file at path. An invalid config gives a Problems
-// error listing every problem with its line.
-func Load(path string) (*Config, error) {
-	src, err := os.ReadFile(path)
+// Options are the settings of a config's loading that do not come from its file.
+type Options struct {
+	// DataDir is the data directory that the config's data: paths name (package datadir); the
+	// zero Location means datadir.Locate("", os.Getenv): $HCBENCH_DATA, else the default.
+	DataDir datadir.Location
+}
+
+// Load reads, decodes and validates the config file at path, with the default Options. An
+// invalid config gives a Problems error listing every problem with its line.
+func Load(path string) (*Config, error) { return LoadOptions(path, Options{}) }
+
+// LoadOptions is Load with options.
+//
+// A file larger than MaxConfigBytes (4 MiB) is refused with its size before it is read (a file
+// whose size is not known in advance, such as a FIFO, once more than that has been read), and so
+// is a config of more than maxExpandedNodes YAML nodes (see Parse).
+func LoadOptions(path string, o Options) (*Config, error) {
+	src, err := readConfig(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOptions(path, src, o)
+}
+
+// MaxConfigBytes bounds the size of a config file. A config names its data sets and algorithms in
+// a few KB (those in configs/ are under 10 KB); 4 MiB is hundreds of times that, and keeps a
+// wrong path (a data file, /dev/zero) from being read whole and parsed as YAML, which takes some
+// hundred times the text in memory.
+const MaxConfigBytes = 4 << 20
+
+// readConfig reads the config file at path, refusing one larger than MaxConfigBytes having read at
+// most MaxConfigBytes+1 bytes of it (none when its size is known).
+func readConfig(path string) ([]byte, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read config: %w", err)
 	}
-	return Parse(path, src)
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxConfigBytes {
+		return nil, tooLarge(path, fi.Size())
+	}
+	src, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read config: %w", err)
+	}
+	if len(src) > MaxConfigBytes {
+		return nil, tooLarge(path, -1)
+	}
+	return src, nil
 }
 
-// Parse decodes and validates config text; path names the file in messages and anchors relative
-// paths. A config is one YAML document; aliases (*name) and merge keys (<<) are resolved before
-// decoding.
-func Parse(path string, src []byte) (*Config, error) {
+// tooLarge is the problem of a config larger than MaxConfigBytes; size is -1 when only a lower
+// bound is known.
+func tooLarge(path string, size int64) Problems {
+	what := fmt.Sprintf("more than %d bytes", MaxConfigBytes)
+	if size >= 0 {
+		what = fmt.Sprintf("%.1f MiB (%d bytes)", float64(size)/(1<<20), size)
+	}
+	return Problems{{File: path, Msg: fmt.Sprintf("the file is %s, larger than the %d MiB a config may be; a config names data sets and algorithms in a few KB, so is this the config? (keep data in data files, named by file: in a data set entry)", what, MaxConfigBytes>>20)}}
+}
+
+// Parse decodes and validates config text with the default Options; path names the file in
+// messages and anchors relative paths. A config is one YAML document; aliases (*name) and merge
+// keys (<<) are resolved before decoding.
+func Parse(path string, src []byte) (*Config, error) { return ParseOptions(path, src, Options{}) }
+
+// ParseOptions is Parse with options.
+//
+// Text longer than MaxConfigBytes (4 MiB) is refused without parsing it, and a config of more
+// than maxExpandedNodes YAML nodes (1048576) is refused before decoding, either as written or once
+// its aliases are expanded; the message says which.
+func ParseOptions(path string, src []byte, o Options) (*Config, error) {
+	if len(src) > MaxConfigBytes {
+		return nil, tooLarge(path, int64(len(src)))
+	}
+	if o.DataDir.Path == "" {
+		loc, err := datadir.Locate("", os.Getenv)
+		if err != nil {
+			return nil, Problems{{File: path, Msg: err.Error()}}
+		}
+		o.DataDir = loc
+	}
 	d := &decoder{file: path}
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	var doc yaml.Node
@@ -60,7 +129,7 @@ func Parse(path string, src []byte) (*Config, error) {
 	if !ok {
 		return nil, d.problems
 	}
-	cfg := &Config{Path: path}
+	cfg := &Config{Path: path, DataDir: o.DataDir}
 	top := d.mapping(root, &cfg.Header, "", "datasets", "algorithms", "reports")
 	if root.Kind == yaml.MappingNode {
 		d.datasets(cfg, root, top)
@@ -69,8 +138,7 @@ func Parse(path string, src []byte) (*Config, error) {
 		d.validate(cfg, top)
 	}
 	if len(d.problems) > 0 {
-		sort.SliceStable(d.problems, func(i, j int) bool { return d.problems[i].Line < d.problems[j].Line })
-		return nil, d.problems
+		return nil, d.sorted()
 	}
 	return cfg, nil
 }
@@ -84,16 +152,46 @@ func emptyDocument(doc *yaml.Node) bool {
 	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" && n.Value == ""
 }
 
-// maxExpandedNodes bounds the size of a config once its aliases are expanded: aliases of aliases
-// grow exponentially (the "billion laughs"), and no real config comes near this.
+// maxExpandedNodes bounds the size of a config, in YAML nodes, as written and once its aliases are
+// expanded: aliases of aliases grow exponentially (the "billion laughs"), and no real config comes
+// near this (a config of a hundred data sets and algorithms has a few thousand nodes). A config
+// within MaxConfigBytes can still have more nodes as written (a flow list "[1,1,1,…]" has one per
+// two bytes), which is refused as too large, not blamed on aliases.
 const maxExpandedNodes = 1 << 20
+
+// countNodes returns the number of nodes of the tree under n as written, an alias counting as one
+// node, up to limit+1.
+func countNodes(n *yaml.Node, limit int) int {
+	count := 0
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		count++
+		if n.Kind == yaml.AliasNode {
+			return
+		}
+		for _, c := range n.Content {
+			if count > limit {
+				return
+			}
+			walk(c)
+		}
+	}
+	walk(n)
+	return min(count, limit+1)
+}
 
 // expand returns n with every alias replaced by the node it names and every merge key (<<)
 // applied, so that decoding sees only mappings, lists and scalars. As YAML defines merges, the
 // keys a mapping writes win over merged ones, and of several merged mappings the earlier wins.
 // Expanded nodes are shared, not copied, so a problem inside an aliased value is reported at the
-// line of the anchored value. ok is false when the expanded config would be too large to decode.
+// line of the anchored value. ok is false when the config is too large to decode, as written or
+// once expanded (see maxExpandedNodes); only the latter blames the aliases, which then caused it:
+// without aliases, expanding merge keys (<<) never adds nodes.
 func (d *decoder) expand(root *yaml.Node) (expanded *yaml.Node, ok bool) {
+	if countNodes(root, maxExpandedNodes) > maxExpandedNodes {
+		d.addf(root.Line, "the config has more than %d YAML nodes, too many for a config (which names its data sets and algorithms in a few thousand); is this the config? Keep data in data files, named by file: in a data set entry", maxExpandedNodes)
+		return nil, false
+	}
 	done := map[*yaml.Node]bool{}
 	size := map[*yaml.Node]int{}
 	var walk func(n *yaml.Node) *yaml.Node
@@ -284,7 +382,7 @@ func (d *decoder) sourceType(n *yaml.Node, path string) (reflect.Type, string) {
 	case gen != nil:
 		t, ok := generators[gen.Value]
 		if !ok {
-			d.addf(gen.Line, "%s.generator: unknown generator %q%s", path, gen.Value, suggest("generators", gen.Value, sortedKeys(generators)))
+			d.addf(gen.Line, "%s.generator: unknown generator %q%s", path, gen.Value, d.suggest("generators", gen.Value, sortedKeys(generators)))
 			return nil, ""
 		}
 		if format != nil {
@@ -296,7 +394,7 @@ func (d *decoder) sourceType(n *yaml.Node, path string) (reflect.Type, string) {
 		if format != nil {
 			name = format.Value
 			if _, ok := fileFormats[name]; !ok {
-				d.addf(format.Line, "%s.format: unknown format %q%s", path, name, suggest("formats", name, sortedKeys(fileFormats)))
+				d.addf(format.Line, "%s.format: unknown format %q%s", path, name, d.suggest("formats", name, sortedKeys(fileFormats)))
 				return nil, ""
 			}
 		} else {
@@ -354,6 +452,12 @@ type vectorSource interface{ vectorData() *VectorData }
 func (f *PAM50File) vectorData() *VectorData { return &f.VectorData }
 func (f *CSVFile) vectorData() *VectorData   { return &f.VectorData }
 
+// Vectors returns the vector keys of a pam50 file data set.
+func (f *PAM50File) Vectors() VectorData { return f.VectorData }
+
+// Vectors returns the vector keys of a CSV file data set.
+func (f *CSVFile) Vectors() VectorData { return f.VectorData }
+
 func (d *decoder) algorithms(cfg *Config, root *yaml.Node, top keyLines) {
 	if !top.has("algorithms") {
 		d.addf(root.Line, "config: missing required key %q", "algorithms")
@@ -367,7 +471,7 @@ func (d *decoder) algorithms(cfg *Config, root *yaml.Node, top keyLines) {
 			a.Name, a.Label = n.Value, n.Value
 			typ, ok := algorithmParams[a.Name]
 			if !ok {
-				d.fail(n.Line, path, "unknown algorithm %q%s", a.Name, suggest("algorithms", a.Name, sortedKeys(algorithmParams)))
+				d.fail(n.Line, path, "unknown algorithm %q%s", a.Name, d.suggest("algorithms", a.Name, sortedKeys(algorithmParams)))
 				continue
 			}
 			p := reflect.New(typ)
@@ -379,7 +483,7 @@ func (d *decoder) algorithms(cfg *Config, root *yaml.Node, top keyLines) {
 			if name != nil && name.Kind == yaml.ScalarNode {
 				typ, ok = algorithmParams[name.Value]
 				if !ok {
-					d.fail(name.Line, path+".name", "unknown algorithm %q%s", name.Value, suggest("algorithms", name.Value, sortedKeys(algorithmParams)))
+					d.fail(name.Line, path+".name", "unknown algorithm %q%s", name.Value, d.suggest("algorithms", name.Value, sortedKeys(algorithmParams)))
 				}
 			}
 			var keys algorithmKeys
@@ -418,7 +522,7 @@ func (d *decoder) reports(cfg *Config, root *yaml.Node, top keyLines) {
 			continue
 		}
 		if _, ok := reportHelp[n.Value]; !ok {
-			d.addf(n.Line, "reports[%d]: unknown report %q%s", i, n.Value, suggest("reports", n.Value, ReportNames()))
+			d.addf(n.Line, "reports[%d]: unknown report %q%s", i, n.Value, d.suggest("reports", n.Value, ReportNames()))
 			continue
 		}
 		if seen[n.Value] {
@@ -442,10 +546,29 @@ func sortedKeys[V any](m map[string]V) []string {
 // Dir returns the directory that relative paths in the config are resolved against.
 func (c *Config) Dir() string { return filepath.Dir(c.Path) }
 
-// Resolve returns p, a path from the config, relative to the working directory.
+// Resolve returns p, a path from the config, relative to the working directory: a data
+// reference (data:SET/FILE) inside the data directory, an absolute path as it is, and any other
+// path relative to the config file's directory. A malformed data reference, which validation
+// refuses, resolves to a path that names it.
 func (c *Config) Resolve(p string) string {
+	if rel, ok, err := datadir.Rel(p); ok {
+		if err != nil {
+			return p
+		}
+		return filepath.Join(c.DataDir.Path, rel)
+	}
 	if filepath.IsAbs(p) {
 		return p
 	}
 	return filepath.Join(c.Dir(), p)
+}
+
+// MissingHint says what to do about the config's data file p (as the config writes it) that does
+// not exist: for a data reference, the data set it belongs to and the command that fetches it;
+// for another path, where it was looked for.
+func (c *Config) MissingHint(p string) string {
+	if rel, ok, err := datadir.Rel(p); ok && err == nil {
+		return datadir.MissingHint(c.DataDir, rel)
+	}
+	return "paths are relative to the config file; a file of the data directory is written data:SET/FILE (hcbench data list)"
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"hcbench/datasets/datadir"
 	"os"
 	"path/filepath"
 	"slices"
@@ -307,24 +308,34 @@ func TestJetsFileLikelihood(t *testing.T) {
 	}
 }
 
-// TestMissingFileHints: a missing data file inside a folder of ../shared/data says where to get
-// it; the derived pam50 CSV says how to make it from the TSV.
+// TestMissingFileHints: a missing file of the data directory names its data set and the command
+// that fetches it, and the data directory with the setting that chose it; a missing file named
+// relative to the config says so; a data reference that leaves the data directory is refused.
 func TestMissingFileHints(t *testing.T) {
+	dataDir := t.TempDir()
+	t.Setenv(datadir.EnvDir, dataDir)
 	src := `version: 1
 name: x
 datasets:
-  - {name: p, file: shared/data/pam50/pam50_232x50_zerofilled.csv}
-  - {name: w, file: shared/data/uci/wine_data.csv, header: sklearn}
+  - {name: p, file: data:pam50/pam50_232x50_zerofilled.csv}
+  - {name: w, file: data:uci/wine_data.csv, header: sklearn}
+  - {name: j, file: nowhere/j.jsonl}
+  - {name: o, file: data:../outside.csv}
+  - {name: u, file: data:other/x.csv}
 algorithms: [greedy]
 `
 	_, err := Load(writeConfig(t, src))
 	for _, want := range []string{
-		"exp.yaml:4: datasets[0].file: ",
-		"pam50_232x50_zerofilled.csv does not exist (paths are relative to the config file); pam50_232x50_zerofilled.csv is derived from the pam50 matrix",
-		"github.com/hoadley-lab/pam50",
-		"exp.yaml:5: datasets[1].file: ",
-		"wine_data.csv does not exist (paths are relative to the config file); the UCI sets",
-		"scikit-learn",
+		"exp.yaml:4: datasets[0].file: " + filepath.Join(dataDir, "pam50", "pam50_232x50_zerofilled.csv") + " does not exist; it belongs to the data set pam50 (UNC PAM50",
+		"fetch it with `hcbench data fetch pam50`",
+		"the data directory " + dataDir + " ($HCBENCH_DATA)",
+		"exp.yaml:5: datasets[1].file: " + filepath.Join(dataDir, "uci", "wine_data.csv") + " does not exist; it belongs to the data set uci",
+		"`hcbench data fetch uci`",
+		"exp.yaml:6: datasets[2].file: ",
+		"j.jsonl does not exist; paths are relative to the config file",
+		`exp.yaml:7: datasets[3].file: "data:../outside.csv": a data reference names a file inside the data directory`,
+		"exp.yaml:8: datasets[4].file: ",
+		"no data set of `hcbench data list` holds other/x.csv",
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not contain %q", err, want)

@@ -7,6 +7,8 @@ package config
 import (
 	"fmt"
 	"reflect"
+
+	"hcbench/datasets/datadir"
 )
 
 // SchemaVersion is the only config version this build reads.
@@ -21,6 +23,8 @@ type Config struct {
 
 	// Path is the config file as given; paths inside the config are relative to its directory.
 	Path string
+	// DataDir is the data directory that data: paths name (Options.DataDir).
+	DataDir datadir.Location
 }
 
 // Header holds the top-level scalar keys.
@@ -28,7 +32,7 @@ type Header struct {
 	Version  int    `yaml:"version" required:"true" help:"config schema version; must be 1"`
 	Name     string `yaml:"name" required:"true" help:"experiment name: names the run directory and every result record (letters, digits, '.', '_', '-')"`
 	Seed     uint64 `yaml:"seed" default:"1" help:"master seed; every data item and every task derives its own random stream from it and a stable key, so results do not depend on worker count or order"`
-	SaveData bool   `yaml:"save_data" default:"false" help:"also write the generated data sets to data/<name>.jsonl in the run directory (the -save-data flag does the same)"`
+	SaveData bool   `yaml:"save_data" default:"false" help:"also write the generated data sets into data/ of the run directory, to be read back as data files: jets to data/<name>.jsonl, mixtures to one CSV per item, data/<name>-<item>.csv (the -save-data flag does the same)"`
 	Workers  int    `yaml:"workers" default:"0" help:"tasks run at once; 0: all cores. 1 gives each task the whole machine, which timing studies want (the trellis runs its own threads); the -workers flag overrides it"`
 	Shards   int    `yaml:"shards" default:"0" help:"the number of shards when the shard index comes from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX); the -shards flag overrides it; 0: not set"`
 	// Thresholds are how much worse a later run may be before compare calls it a regression.
@@ -105,10 +109,10 @@ type JetLikelihood struct {
 type GinkgoSource struct {
 	Jets          int     `yaml:"jets" required:"true" help:"number of jets"`
 	JetType       string  `yaml:"jet_type" default:"qcd" help:"qcd (mass 30, lambda_root = lambda) or w (mass 80, lambda_root 3.0); sets mass and lambda_root unless they are given"`
-	Mass          float64 `yaml:"mass" help:"root invariant mass M (Δ0 = M²); default from jet_type"`
-	Lambda        float64 `yaml:"lambda" default:"1.5" help:"rate λ of the exponential mass draws of every split but the root's"`
-	LambdaRoot    float64 `yaml:"lambda_root" help:"rate λ_root of the root split; default from jet_type"`
-	TCut          float64 `yaml:"t_cut" required:"true" help:"mass² cut: a node with t ≤ t_cut is a leaf (Ginkgo's pt_cut)"`
+	Mass          float64 `yaml:"mass" help:"root invariant mass M (Δ0 = M²), at most 1e50; default from jet_type"`
+	Lambda        float64 `yaml:"lambda" default:"1.5" help:"rate λ of the exponential mass draws of every split but the root's, in [1e-40, 1e40]"`
+	LambdaRoot    float64 `yaml:"lambda_root" help:"rate λ_root of the root split, in [1e-40, 1e40]; default from jet_type"`
+	TCut          float64 `yaml:"t_cut" required:"true" help:"mass² cut: a node with t ≤ t_cut is a leaf (Ginkgo's pt_cut), in [1e-40, 1e200]"`
 	MinLeaves     int     `yaml:"min_leaves" default:"2" help:"fewest leaves a jet may have (inclusive); jets are drawn by rejection"`
 	MaxLeaves     int     `yaml:"max_leaves" default:"0" help:"most leaves a jet may have (inclusive; Ginkgo's exclusive maxLeaves is this + 1); 0 means no maximum"`
 	MaxTries      int     `yaml:"max_tries" default:"20000" help:"rejection-sampling tries per jet; when they run out the data set fails loudly"`
@@ -154,7 +158,7 @@ type SplitModel struct {
 	Similarity  string  `yaml:"similarity" default:"cosine" help:"weights of the correlation-clustering energy: cosine or pearson similarity"`
 	Centering   string  `yaml:"centering" default:"mean_with_diag" help:"subtracted from the similarities: mean_with_diag (the mean of all n² entries, as AstarTrellis), mean_without_diag, or none"`
 	WithinPairs string  `yaml:"within_pairs" default:"unordered" help:"negative edges inside a child counted once per pair (unordered, as AstarTrellis) or twice (ordered)"`
-	Beta        float64 `yaml:"beta" default:"1" help:"ψ = exp(−β·energy); the MAP does not depend on it, log Z and the marginals do"`
+	Beta        float64 `yaml:"beta" default:"1" help:"ψ = exp(−β·energy), β at most 1e100; the MAP does not depend on it, log Z and the marginals do"`
 }
 
 // MixtureSource is `generator: mixture`: labelled points from a mixture of Gaussians or of
@@ -165,8 +169,8 @@ type MixtureSource struct {
 	Components int     `yaml:"components" default:"4" help:"number of components (classes)"`
 	Points     int     `yaml:"points" required:"true" help:"points per data set, split evenly over the components (the first ones take the remainder)"`
 	Dims       int     `yaml:"dims" default:"2" help:"features per point"`
-	Separation float64 `yaml:"separation" default:"3" help:"how far apart the components are (see kind)"`
-	Spread     float64 `yaml:"spread" default:"1" help:"gaussian: the components' standard deviation"`
+	Separation float64 `yaml:"separation" default:"3" help:"how far apart the components are (see kind), in [1e-50, 1e50]"`
+	Spread     float64 `yaml:"spread" default:"1" help:"gaussian: the components' standard deviation, at most 1e50"`
 	SplitModel `yaml:",inline"`
 }
 
@@ -192,7 +196,7 @@ type CSVFile struct {
 type datasetKeys struct {
 	Name      string `yaml:"name" required:"true" help:"data set name, unique in the config (letters, digits, '.', '_', '-')"`
 	Generator string `yaml:"generator" help:"generate the data: ginkgo or mixture"`
-	File      string `yaml:"file" help:"read the data from this file (relative to the config file)"`
+	File      string `yaml:"file" help:"read the data from this file: a path relative to the config file, or data:SET/FILE for a file of the data directory (hcbench data list; -data DIR or $HCBENCH_DATA, else the user's cache directory), e.g. data:uci/iris.csv"`
 	Format    string `yaml:"format" help:"file format: jets (default for .jsonl, .json), pam50 (UNC's PAM50 TSV), csv (default for .csv, .gz)"`
 }
 
@@ -255,7 +259,7 @@ type TrellisParams struct {
 	CountMAPTrees bool     `yaml:"count_map_trees" default:"false" help:"count the trees that reach the MAP (every split within 1e-9 of its cluster's best; map_trees) and, on labelled data, the least and greatest pair-weighted dendrogram purity among them; a second pass over the trellis, for models whose MAP is heavily tied (the correlation-clustering energy)"`
 	Marginals     int      `yaml:"marginals" default:"0" help:"report the posterior marginal of every MAP cluster and of the k most probable clusters, k = this value; 0: none (the marginals take a second pass, twice as long as the first)"`
 	Samples       int      `yaml:"samples" default:"0" help:"draw this many trees from the exact posterior, reproducible from the task seed"`
-	MemoryLimit   ByteSize `yaml:"memory_limit" default:"0" help:"most memory one task's tables may take: bytes, or a number with KiB, MiB or GiB; 0: half of the memory the process may use (RAM, or its cgroup's limit when lower), a budget that the trellis tasks running at once share (a task waits for its share). A larger N fails before allocating, with a message naming N, the estimate and the limit"`
+	MemoryLimit   ByteSize `yaml:"memory_limit" default:"0" help:"most memory one task's tables may take: bytes, or a number with KiB, MiB or GiB; 0: half of the memory the process may use (RAM, or its cgroup's limit when lower), a budget that the trellis tasks running at once share (a task waits for its share). A larger N fails before allocating, with a message naming N, the estimate and the limit; a limit above what the process may use is refused. It changes no result, so a resume may change it (lower it after a run was killed for memory)"`
 	Threads       int      `yaml:"threads" default:"0" help:"goroutines for one pass; 0: all cores. Results are identical for any value"`
 }
 

@@ -9,7 +9,12 @@ import (
 	"strconv"
 	"strings"
 
-	"hcbench/datasets/shareddata"
+	"hcbench/algorithms/model/correlation"
+	likelihood "hcbench/algorithms/model/ginkgo"
+	"hcbench/datasets/datadir"
+	"hcbench/experiments/memory"
+	"hcbench/generators/ginkgo"
+	"hcbench/generators/mixture"
 )
 
 // namePattern keeps names safe in task keys ("dataset=…|item=…") and in file names.
@@ -198,6 +203,8 @@ func (v entryCheck) splitModel(m SplitModel) {
 	oneOf(v, "within_pairs", m.WithinPairs, "unordered", "ordered")
 	if !(m.Beta > 0) {
 		v.bad("beta", "must be positive, got %v", m.Beta)
+	} else if m.Beta > correlation.MaxBeta {
+		v.bad("beta", "must be at most %g (β times a split's energy must stay finite), got %v", float64(correlation.MaxBeta), m.Beta)
 	}
 }
 
@@ -217,9 +224,13 @@ func (v entryCheck) mixture(m *MixtureSource) {
 	}
 	if !(m.Separation > 0) {
 		v.bad("separation", "must be positive, got %v", m.Separation)
+	} else {
+		v.inRange("separation", m.Separation, mixture.MinSeparation, mixture.MaxSeparation, "so that the points stay far below 1e100, the largest value the cluster models take, and 1/separation (bernoulli) is finite")
 	}
 	if !(m.Spread > 0) {
 		v.bad("spread", "must be positive, got %v", m.Spread)
+	} else if m.Spread > mixture.MaxSpread {
+		v.bad("spread", "must be at most %g, so that the points stay far below 1e100, the largest value the cluster models take; got %v", float64(mixture.MaxSpread), m.Spread)
 	}
 	v.splitModel(m.SplitModel)
 }
@@ -282,6 +293,10 @@ func (v entryCheck) trellis(p *TrellisParams) {
 	if p.Threads < 0 {
 		v.bad("threads", "must be 0 (all cores) or positive, got %d", p.Threads)
 	}
+	if p.MemoryLimit > 0 && int64(p.MemoryLimit) > memory.Limit() {
+		v.bad("memory_limit", "%s is more than this process may use, %s; a task that took it would be killed (lower it: it bounds the tables of one task, 0 means half of what the process may use)",
+			memory.Format(int64(p.MemoryLimit)), memory.Describe())
+	}
 }
 
 func (v entryCheck) ginkgo(g *GinkgoSource) {
@@ -289,18 +304,27 @@ func (v entryCheck) ginkgo(g *GinkgoSource) {
 		v.bad("jets", "must be at least 1, got %d", g.Jets)
 	}
 	oneOf(v, "jet_type", g.JetType, "qcd", "w")
-	if !(g.Mass > 0) {
+	switch {
+	case !(g.Mass > 0):
 		v.bad("mass", "must be positive, got %v", g.Mass)
+	case g.Mass > ginkgo.MaxMass:
+		v.bad("mass", "must be at most %g, got %v (the shower squares masses², which would overflow and make NaN momenta)", float64(ginkgo.MaxMass), g.Mass)
 	}
 	if !(g.Lambda > 0) {
 		v.bad("lambda", "must be positive, got %v", g.Lambda)
+	} else {
+		v.inRange("lambda", g.Lambda, likelihood.MinRate, likelihood.MaxRate, likelihoodRange)
 	}
 	if !(g.LambdaRoot > 0) {
 		v.bad("lambda_root", "must be positive, got %v", g.LambdaRoot)
+	} else {
+		v.inRange("lambda_root", g.LambdaRoot, likelihood.MinRate, likelihood.MaxRate, likelihoodRange)
 	}
 	switch {
 	case !(g.TCut > 0):
 		v.bad("t_cut", "must be positive, got %v (it is a cut on the mass², t ≤ t_cut makes a leaf)", g.TCut)
+	case g.TCut < likelihood.MinTCut || g.TCut > likelihood.MaxTCut:
+		v.inRange("t_cut", g.TCut, likelihood.MinTCut, likelihood.MaxTCut, likelihoodRange)
 	case g.Mass > 0 && g.TCut >= g.Mass*g.Mass:
 		v.bad("t_cut", "%v is not below the root mass² %v, so every jet would be a single leaf", g.TCut, g.Mass*g.Mass)
 	}
@@ -320,16 +344,26 @@ func (v entryCheck) ginkgo(g *GinkgoSource) {
 	oneOf(v, "root_lambda", g.RootLambda, "generative", "uniform")
 }
 
+// likelihoodRange says why λ and t_cut are bounded.
+const likelihoodRange = "the range in which the Ginkgo likelihood is computed without overflow or underflow"
+
+// inRange reports x outside [lo, hi], saying why the range.
+func (v entryCheck) inRange(key string, x, lo, hi float64, why string) {
+	if !(x >= lo && x <= hi) {
+		v.bad(key, "must lie in [%g, %g], %s; got %v", lo, hi, why, x)
+	}
+}
+
 func (v entryCheck) file(cfg *Config, p string) {
+	if _, _, err := datadir.Rel(p); err != nil {
+		v.bad("file", "%v", err)
+		return
+	}
 	path := cfg.Resolve(p)
 	st, err := os.Stat(path)
 	switch {
 	case err != nil && os.IsNotExist(err):
-		hint := ""
-		if h := shareddata.Hint(path); h != "" {
-			hint = "; " + h
-		}
-		v.bad("file", "%s does not exist (paths are relative to the config file)%s", path, hint)
+		v.bad("file", "%s does not exist; %s", path, cfg.MissingHint(p))
 	case err != nil:
 		v.bad("file", "cannot read %s: %v", path, err)
 	case st.IsDir():

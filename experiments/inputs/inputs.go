@@ -5,8 +5,10 @@
 package inputs
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"math"
@@ -18,9 +20,9 @@ import (
 	"hcbench/algorithms/model/correlation"
 	likelihood "hcbench/algorithms/model/ginkgo"
 	"hcbench/algorithms/tree"
+	"hcbench/datasets/datafile"
 	"hcbench/datasets/jets"
 	"hcbench/datasets/labelled"
-	"hcbench/datasets/shareddata"
 	"hcbench/experiments/config"
 	"hcbench/experiments/seeds"
 	"hcbench/generators/ginkgo"
@@ -57,6 +59,10 @@ type Item struct {
 	// DataParams are the data set's resolved settings (see Dataset.Params), with a jet's own λ,
 	// λ_root and t_cut; shared between items, so read-only.
 	DataParams map[string]any
+	// Warnings are about the item's data, for every record of it: for a jet, what its likelihood
+	// scores but the generator cannot make (see ginkgo.Model.Warnings), such as a leaf heavier
+	// than t_cut. Read-only.
+	Warnings []string
 }
 
 // Leaves returns the number of leaves.
@@ -79,8 +85,37 @@ type Dataset struct {
 	ids      []string
 	params   map[string]any
 	hasTruth func(i int) bool
-	load     func(i int) (*Item, error)
+	load     func(ctx context.Context, i int) (*Item, error)
+	size     Size
+	file     *FileSum
 }
+
+// Size describes a data set's items for the memory estimates made before they are loaded.
+type Size struct {
+	Items int
+	// MinLeaves and MaxLeaves bound the leaves of an item; MaxLeaves is 0 when there is no bound
+	// (generated jets without max_leaves).
+	MinLeaves, MaxLeaves int
+	// Dims is the number of features of a leaf (0 for jets).
+	Dims int
+	// Jets says the items are jets; Weights that each holds the n² weights of the
+	// correlation-clustering model.
+	Jets, Weights bool
+}
+
+// FileSum identifies the data file a data set read: its path as the config writes it, the
+// SHA-256 of its bytes and their number.
+type FileSum struct {
+	File   string
+	SHA256 string
+	Bytes  int64
+}
+
+// Size returns the data set's size for the memory estimates.
+func (d *Dataset) Size() Size { return d.size }
+
+// File returns the data file the data set read, nil for generated data.
+func (d *Dataset) File() *FileSum { return d.file }
 
 // Params returns the data set's settings as result records hold them (data_params): its source
 // (generator, or file and format) and every key of the source with defaults applied, the
@@ -97,9 +132,10 @@ func (d *Dataset) ID(i int) string { return d.ids[i] }
 func (d *Dataset) HasTruth(i int) bool { return d.hasTruth(i) }
 
 // Load materialises item i. For generated data it draws from the stream keyed by the data set
-// name and item id, so item i is the same whatever else the config holds.
-func (d *Dataset) Load(i int) (*Item, error) {
-	it, err := d.load(i)
+// name and item id, so item i is the same whatever else the config holds. It returns ctx's error
+// when ctx is cancelled.
+func (d *Dataset) Load(ctx context.Context, i int) (*Item, error) {
+	it, err := d.load(ctx, i)
 	if err != nil {
 		return nil, fmt.Errorf("data set %s, item %s: %w", d.Name, d.ids[i], err)
 	}
@@ -112,29 +148,57 @@ func DataKey(dataset, item string) string {
 	return "data|dataset=" + dataset + "|item=" + item
 }
 
-// Open prepares a data set of cfg for planning and loading. It reads the data set's file, if any;
-// a file with bad lines gives an error per line (up to a bound), each with the file and line.
-func Open(cfg *config.Config, ds config.Dataset) (*Dataset, error) {
+// GeneratedSize returns the size of a generated data set from its config alone (ok false for a
+// data file), so that it can be estimated before its item ids are made.
+func GeneratedSize(ds config.Dataset) (Size, bool) {
+	switch src := ds.Source.(type) {
+	case *config.GinkgoSource:
+		return Size{Items: src.Jets, MinLeaves: src.MinLeaves, MaxLeaves: src.MaxLeaves, Jets: true}, true
+	case *config.MixtureSource:
+		return Size{Items: src.Items, MinLeaves: src.Points, MaxLeaves: src.Points, Dims: src.Dims, Weights: src.SplitModel.Model == "correlation"}, true
+	}
+	return Size{}, false
+}
+
+// Open prepares a data set of cfg for planning and loading. It reads the data set's file, if any,
+// through ctx (a cancelled ctx stops the reading); a file with bad lines gives an error per line
+// (up to a bound), each with the file and line. A generated data set is not drawn, only sized:
+// check its size (GeneratedSize) before opening a large one.
+func Open(ctx context.Context, cfg *config.Config, ds config.Dataset) (*Dataset, error) {
 	d := &Dataset{Name: ds.Name, Kind: ds.Kind, Config: ds, params: sourceParams(ds)}
+	d.size, _ = GeneratedSize(ds)
 	switch src := ds.Source.(type) {
 	case *config.GinkgoSource:
 		d.Generated = true
 		d.ids = indexIDs(src.Jets)
 		d.hasTruth = func(int) bool { return true }
-		d.load = func(i int) (*Item, error) { return generateJet(cfg.Seed, ds.Name, d.ids[i], i, src, d.params) }
+		d.load = func(ctx context.Context, i int) (*Item, error) {
+			return generateJet(ctx, cfg.Seed, ds.Name, d.ids[i], i, src, d.params)
+		}
 	case *config.MixtureSource:
 		d.Generated = true
 		d.ids = indexIDs(src.Items)
 		d.hasTruth = func(int) bool { return false }
-		d.load = func(i int) (*Item, error) { return generateMixture(cfg.Seed, ds.Name, d.ids[i], i, src, d.params) }
+		d.load = func(ctx context.Context, i int) (*Item, error) {
+			return generateMixture(ctx, cfg.Seed, ds.Name, d.ids[i], i, src, d.params)
+		}
 	case *config.JetsFile:
-		path := cfg.Resolve(src.Path)
-		js, err := jets.ReadFile(path)
+		var js []jets.Jet
+		err := d.readFile(ctx, cfg, src.Path, func(r io.Reader, name string) (err error) {
+			js, err = jets.Read(r, name)
+			return err
+		})
 		if err != nil {
-			return nil, inDataset(ds.Name, withHint(path, err))
+			return nil, err
 		}
 		if src.Limit > 0 && src.Limit < len(js) {
 			js = js[:src.Limit]
+		}
+		path := cfg.Resolve(src.Path)
+		d.size = Size{Items: len(js), MinLeaves: math.MaxInt, Jets: true}
+		for i := range js {
+			d.size.MinLeaves = min(d.size.MinLeaves, len(js[i].Leaves))
+			d.size.MaxLeaves = max(d.size.MaxLeaves, len(js[i].Leaves))
 		}
 		ids, err := fileIDs(js, path)
 		if err != nil {
@@ -147,20 +211,41 @@ func Open(cfg *config.Config, ds config.Dataset) (*Dataset, error) {
 		d.params["likelihood"], d.params["root_lambda"] = lk.Likelihood, lk.RootLambda
 		d.ids = ids
 		d.hasTruth = func(i int) bool { return js[i].HasTruth() }
-		d.load = func(i int) (*Item, error) { return jetItem(ds.Name, d.ids[i], i, &js[i], lk, d.params) }
+		d.load = func(_ context.Context, i int) (*Item, error) {
+			return jetItem(ds.Name, d.ids[i], i, &js[i], lk, d.params)
+		}
 	case *config.PAM50File:
-		if err := d.openVectors(cfg, src.Path, "pam50", labelled.CSVOptions{}, src.VectorData); err != nil {
+		if err := d.openVectors(ctx, cfg, src.Path, "pam50", labelled.CSVOptions{}, src.VectorData); err != nil {
 			return nil, err
 		}
 	case *config.CSVFile:
 		o := labelled.CSVOptions{Header: src.Header, LabelColumn: src.LabelColumn, NameColumn: src.NameColumn, Ignore: src.IgnoreColumns, Unknown: src.UnknownLabel}
-		if err := d.openVectors(cfg, src.Path, "csv", o, src.VectorData); err != nil {
+		if err := d.openVectors(ctx, cfg, src.Path, "csv", o, src.VectorData); err != nil {
 			return nil, err
 		}
 	default:
 		return nil, fmt.Errorf("data set %s: source %T is not supported", ds.Name, ds.Source)
 	}
 	return d, nil
+}
+
+// readFile reads the data set's file (file as the config writes it) with read, through ctx, and
+// records its SHA-256. The file is read to its end, so that the sum is of all of it.
+func (d *Dataset) readFile(ctx context.Context, cfg *config.Config, file string, read func(r io.Reader, name string) error) error {
+	path := cfg.Resolve(file)
+	f, err := datafile.Open(ctx, path)
+	if err != nil {
+		return inDataset(d.Name, withHint(cfg, file, err))
+	}
+	defer f.Close()
+	if err := read(f, path); err != nil {
+		return inDataset(d.Name, err)
+	}
+	if _, err := io.Copy(io.Discard, f); err != nil {
+		return inDataset(d.Name, err)
+	}
+	d.file = &FileSum{File: file, SHA256: f.SHA256(), Bytes: f.Size()}
+	return nil
 }
 
 // sourceParams returns a data set's settings for records: its source and its keys as resolved
@@ -188,10 +273,11 @@ func inDataset(name string, err error) error {
 	return errors.Join(out...)
 }
 
-// withHint adds to the error of a missing data file where to get it, when its path tells.
-func withHint(path string, err error) error {
-	if h := shareddata.Hint(path); h != "" && errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%w; %s", err, h)
+// withHint adds to the error of a missing data file what to do about it (for a file of the data
+// directory, the command that fetches its data set); file is the path as the config writes it.
+func withHint(cfg *config.Config, file string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w; %s", err, cfg.MissingHint(file))
 	}
 	return err
 }
@@ -237,11 +323,15 @@ func fileLikelihood(cfg *config.Config, ds *config.Dataset, src *config.JetsFile
 
 // openVectors reads a file of labelled vectors; its items are subsamples of the rows, or the whole
 // table as the one item "all".
-func (d *Dataset) openVectors(cfg *config.Config, file, format string, o labelled.CSVOptions, vd config.VectorData) error {
+func (d *Dataset) openVectors(ctx context.Context, cfg *config.Config, file, format string, o labelled.CSVOptions, vd config.VectorData) error {
 	path := cfg.Resolve(file)
-	data, err := labelled.ReadFile(path, format, o)
+	var data *labelled.Data
+	err := d.readFile(ctx, cfg, file, func(r io.Reader, name string) (err error) {
+		data, err = labelled.Read(r, name, format, o)
+		return err
+	})
 	if err != nil {
-		return inDataset(d.Name, withHint(path, err))
+		return err
 	}
 	// positions[r] is the 0-based position in the file of row r of data.
 	positions := make([]int, data.Len())
@@ -259,12 +349,24 @@ func (d *Dataset) openVectors(cfg *config.Config, file, format string, o labelle
 		binarize(data.X, t)
 	}
 	d.hasTruth = func(int) bool { return false }
+	d.size = Size{Items: 1, MinLeaves: data.Len(), MaxLeaves: data.Len(), Weights: vd.SplitModel.Model == "correlation"}
+	if data.Len() > 0 {
+		d.size.Dims = len(data.X[0])
+	}
 	if vd.Subsamples == 0 {
 		d.ids = []string{"all"}
 	} else {
 		d.ids = indexIDs(vd.Subsamples)
+		known := 0
+		for l := range data.LabelCounts() {
+			if l != "" {
+				known++
+			}
+		}
+		n := min(known*vd.PerLabel+vd.Unknown, data.Len())
+		d.size.Items, d.size.MinLeaves, d.size.MaxLeaves = vd.Subsamples, n, n
 	}
-	d.load = func(i int) (*Item, error) {
+	d.load = func(ctx context.Context, i int) (*Item, error) {
 		rows := make([]int, data.Len())
 		for r := range rows {
 			rows[r] = r
@@ -280,7 +382,7 @@ func (d *Dataset) openVectors(cfg *config.Config, file, format string, o labelle
 				return nil, err
 			}
 		}
-		it, err := vectorItem(d.Name, d.ids[i], i, data.Subset(rows), vd, d.params)
+		it, err := vectorItem(ctx, d.Name, d.ids[i], i, data.Subset(rows), vd, d.params)
 		if err != nil {
 			return nil, err
 		}
@@ -294,12 +396,12 @@ func (d *Dataset) openVectors(cfg *config.Config, file, format string, o labelle
 }
 
 // vectorItem makes the item of a table of vectors, with its split model.
-func vectorItem(dataset, id string, index int, sub *labelled.Data, vd config.VectorData, params map[string]any) (*Item, error) {
+func vectorItem(ctx context.Context, dataset, id string, index int, sub *labelled.Data, vd config.VectorData, params map[string]any) (*Item, error) {
 	missing := sub.Missing
 	if vd.Missing == "zero" {
 		sub.FillMissing(0)
 	}
-	m, err := splitModel(sub.X, vd.SplitModel, vd.Missing == "mask")
+	m, err := splitModel(ctx, sub.X, vd.SplitModel, vd.Missing == "mask")
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +410,7 @@ func vectorItem(dataset, id string, index int, sub *labelled.Data, vd config.Vec
 
 // splitModel builds the split model of vectors: the correlation-clustering energy, or none (a
 // nil model.Model).
-func splitModel(x [][]float64, sm config.SplitModel, mask bool) (model.Model, error) {
+func splitModel(ctx context.Context, x [][]float64, sm config.SplitModel, mask bool) (model.Model, error) {
 	if sm.Model == "none" {
 		return nil, nil
 	}
@@ -319,7 +421,7 @@ func splitModel(x [][]float64, sm config.SplitModel, mask bool) (model.Model, er
 		Beta:        sm.Beta,
 		MaskMissing: mask,
 	}
-	m, err := correlation.New(x, p)
+	m, err := correlation.New(ctx, x, p)
 	if err != nil {
 		return nil, err
 	}
@@ -363,19 +465,19 @@ func binarize(x [][]float64, t float64) {
 }
 
 // generateMixture draws one labelled mixture data set from the item's stream.
-func generateMixture(master uint64, dataset, id string, index int, src *config.MixtureSource, params map[string]any) (*Item, error) {
+func generateMixture(ctx context.Context, master uint64, dataset, id string, index int, src *config.MixtureSource, params map[string]any) (*Item, error) {
 	kind := mixture.Gaussian
 	if src.Kind == "bernoulli" {
 		kind = mixture.Bernoulli
 	}
-	data, err := mixture.Draw(seeds.Stream(master, DataKey(dataset, id)), mixture.Params{
+	data, err := mixture.Draw(ctx, seeds.Stream(master, DataKey(dataset, id)), mixture.Params{
 		Kind: kind, Components: src.Components, Points: src.Points, Dims: src.Dims,
 		Separation: src.Separation, Spread: src.Spread,
 	})
 	if err != nil {
 		return nil, err
 	}
-	m, err := splitModel(data.X, src.SplitModel, false)
+	m, err := splitModel(ctx, data.X, src.SplitModel, false)
 	if err != nil {
 		return nil, err
 	}
@@ -414,7 +516,7 @@ func fileIDs(js []jets.Jet, path string) ([]string, error) {
 	return ids, errors.Join(errs...)
 }
 
-func generateJet(master uint64, dataset, id string, index int, src *config.GinkgoSource, params map[string]any) (*Item, error) {
+func generateJet(ctx context.Context, master uint64, dataset, id string, index int, src *config.GinkgoSource, params map[string]any) (*Item, error) {
 	p := ginkgo.Params{
 		Mass:         src.Mass,
 		Momentum:     ginkgo.DefaultMomentum,
@@ -424,7 +526,7 @@ func generateJet(master uint64, dataset, id string, index int, src *config.Ginkg
 		FlipChildren: src.FlipChildren,
 	}
 	key := DataKey(dataset, id)
-	j, tries, err := ginkgo.Conditioned(seeds.Stream(master, key), p, src.MinLeaves, src.MaxLeaves, src.MaxTries)
+	j, tries, err := ginkgo.Conditioned(ctx, seeds.Stream(master, key), p, src.MinLeaves, src.MaxLeaves, src.MaxTries)
 	if err != nil {
 		return nil, err
 	}
@@ -471,6 +573,7 @@ func jetItem(dataset, id string, index int, j *jets.Jet, lk config.JetLikelihood
 	own := maps.Clone(params)
 	own["lambda"], own["lambda_root"], own["t_cut"] = j.Lambda, j.RootLambdaOrDefault(), j.TCut
 	it := &Item{Dataset: dataset, Index: index, ID: id, Model: m, Jet: j, DataParams: own}
+	it.Warnings = m.Warnings()
 	if j.HasTruth() {
 		t, err := j.TruthTree()
 		if err != nil {

@@ -1,6 +1,7 @@
 package inputs
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,13 +32,13 @@ func parse(t *testing.T, dir, src string) *config.Config {
 func generatedJets(t *testing.T, n int) []jets.Jet {
 	t.Helper()
 	cfg := parse(t, t.TempDir(), fmt.Sprintf("version: 1\nname: g\ndatasets:\n  - {name: q, generator: ginkgo, jets: %d, min_leaves: 4, max_leaves: 6, t_cut: 16}\nalgorithms: [truth]\n", n))
-	d, err := Open(cfg, cfg.Datasets[0])
+	d, err := Open(context.Background(), cfg, cfg.Datasets[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	var js []jets.Jet
 	for i := range d.Len() {
-		it, err := d.Load(i)
+		it, err := d.Load(context.Background(), i)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +95,7 @@ algorithms: [truth]
 		likelihood string
 		rootLambda string
 	}{{0, "ginkgo2021", "uniform"}, {1, "ginkgo2020", "generative"}, {2, "ginkgo2021", "uniform"}} {
-		d, err := Open(cfg, cfg.Datasets[c.ds])
+		d, err := Open(context.Background(), cfg, cfg.Datasets[c.ds])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +103,7 @@ algorithms: [truth]
 			t.Errorf("%s: data params say %v, %v; want %s, %s", d.Name, p["likelihood"], p["root_lambda"], c.likelihood, c.rootLambda)
 		}
 		// The truth score is the model's own, exactly: the item's model is the resolved one.
-		it, err := d.Load(0)
+		it, err := d.Load(context.Background(), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,11 +122,11 @@ algorithms: [truth]
 			t.Errorf("%s: item data params %v", d.Name, it.DataParams)
 		}
 	}
-	_, err := Open(cfg, cfg.Datasets[3])
+	_, err := Open(context.Background(), cfg, cfg.Datasets[3])
 	if want := filepath.Join(dir, "mixed.jsonl") + ":3: likelihood ginkgo2020 differs from ginkgo2021 on line 1"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("mixed file: error %v, want %q", err, want)
 	}
-	_, err = Open(cfg, cfg.Datasets[4])
+	_, err = Open(context.Background(), cfg, cfg.Datasets[4])
 	if want := filepath.Join(dir, "exp.yaml") + ":8: datasets[4].likelihood: ginkgo2020, but the jets of " + filepath.Join(dir, "saved.jsonl") + " were saved with likelihood ginkgo2021 (" + filepath.Join(dir, "saved.jsonl") + ":1)"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("contradicted file: error %v, want %q", err, want)
 	}
@@ -166,12 +167,12 @@ algorithms: [greedy]
 `)
 	names := map[string][]string{}
 	for _, ds := range cfg.Datasets[:3] {
-		d, err := Open(cfg, ds)
+		d, err := Open(context.Background(), cfg, ds)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := range d.Len() {
-			it, err := d.Load(i)
+			it, err := d.Load(context.Background(), i)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -195,11 +196,11 @@ algorithms: [greedy]
 	}
 
 	// The classes filter keeps rows 4..9; positions count the file's rows, 1-based.
-	d, err := Open(cfg, cfg.Datasets[3])
+	d, err := Open(context.Background(), cfg, cfg.Datasets[3])
 	if err != nil {
 		t.Fatal(err)
 	}
-	it, err := d.Load(0)
+	it, err := d.Load(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +221,7 @@ func TestOpenReportsEveryBadLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := parse(t, dir, "version: 1\nname: b\ndatasets:\n  - {name: j, file: j.jsonl}\nalgorithms: [greedy]\n")
-	_, err := Open(cfg, cfg.Datasets[0])
+	_, err := Open(context.Background(), cfg, cfg.Datasets[0])
 	path := filepath.Join(dir, "j.jsonl")
 	want := []string{"data set j: " + path + ":2: not a jet in JSON", "data set j: " + path + ":4: missing or empty \"leaves\""}
 	if err == nil {
@@ -245,7 +246,7 @@ func TestClassesErrorPointsAtTheLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := parse(t, dir, "version: 1\nname: c\ndatasets:\n  - name: v\n    file: v.csv\n    split_model: none\n    classes: [x, nine]\nalgorithms: [linkage]\n")
-	_, err := Open(cfg, cfg.Datasets[0])
+	_, err := Open(context.Background(), cfg, cfg.Datasets[0])
 	want := filepath.Join(dir, "exp.yaml") + `:7: datasets[0].classes: no row has the label "nine"`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want one containing %q", err, want)

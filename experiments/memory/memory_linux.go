@@ -1,4 +1,4 @@
-package trellis
+package memory
 
 import (
 	"os"
@@ -13,8 +13,11 @@ import (
 // MemoryMax). Going over a cgroup's limit gets the process killed, not swapped, so that limit
 // matters more than the RAM. It returns 0 when neither can be read.
 func availableMemory() int64 {
-	return minKnown(physicalMemory(), cgroupMemoryLimit("/"))
+	return minKnown(physicalMemory(), cgroupLimit())
 }
+
+// processCgroupLimit is cgroupMemoryLimit of this process.
+func processCgroupLimit() int64 { return cgroupMemoryLimit("/") }
 
 // physicalMemory returns the machine's RAM in bytes, or 0 if unknown.
 func physicalMemory() int64 {

@@ -1,4 +1,4 @@
-package trellis
+package memory
 
 import (
 	"os"
@@ -163,12 +163,23 @@ func TestCgroupMemoryLimit(t *testing.T) {
 	}
 }
 
-func TestDefaultMemoryLimit(t *testing.T) {
+func TestBudget(t *testing.T) {
 	// On this machine: positive, and at most half of the RAM and half of the cgroup's limit,
-	// where they are known.
-	ram, cg, got := physicalMemory(), cgroupMemoryLimit("/"), DefaultMemoryLimit()
-	t.Logf("RAM %d, cgroup limit %d (0: none), default limit %d", ram, cg, got)
+	// where they are known; Limit is Available where that is known.
+	ram, cg, got := physicalMemory(), cgroupMemoryLimit("/"), Budget()
+	t.Logf("RAM %d, cgroup limit %d (0: none), budget %d, %s", ram, cg, got, Describe())
 	if got <= 0 || (ram > 0 && got > ram/2) || (cg > 0 && got > cg/2) {
-		t.Errorf("DefaultMemoryLimit %d, RAM %d, cgroup limit %d", got, ram, cg)
+		t.Errorf("Budget %d, RAM %d, cgroup limit %d", got, ram, cg)
+	}
+	if a := Available(); a > 0 && Limit() != a {
+		t.Errorf("Limit %d, Available %d", Limit(), a)
+	}
+}
+
+func TestFormat(t *testing.T) {
+	for b, want := range map[int64]string{1: "1 KiB", 512 << 10: "512 KiB", 3 << 19: "1.5 MiB", 25 << 30: "25.0 GiB", 2 << 40: "2.0 TiB"} {
+		if got := Format(b); got != want {
+			t.Errorf("Format(%d) = %q, want %q", b, got, want)
+		}
 	}
 }

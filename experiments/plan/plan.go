@@ -4,6 +4,7 @@
 package plan
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 
 	"hcbench/experiments/config"
 	"hcbench/experiments/inputs"
+	"hcbench/experiments/memory"
 )
 
 // Task is one algorithm variant on one data item.
@@ -36,18 +38,27 @@ type Plan struct {
 	Config   *config.Config
 	Datasets []*inputs.Dataset
 	Tasks    []Task
+	// Warnings are what the plan found that fails some tasks (an algorithm that cannot run on
+	// the largest items of a data set), with the config's file and line.
+	Warnings []string
 }
 
-// New opens the data sets of cfg (reading data files, generating nothing) and lists the tasks:
-// data sets in config order, items in data set order, algorithms in config order. The truth
-// algorithm gets a task only for items that have a generating tree, and a variant restricted to
-// some data sets only for their items. When data sets cannot be opened, the error joins the
-// problems of all of them (errors.Join), each with its file and line where there is one.
-func New(cfg *config.Config) (*Plan, error) {
+// New opens the data sets of cfg (reading data files through ctx, generating nothing) and lists
+// the tasks: data sets in config order, items in data set order, algorithms in config order. The
+// truth algorithm gets a task only for items that have a generating tree, and a variant
+// restricted to some data sets only for their items. When data sets cannot be opened, the error
+// joins the problems of all of them (errors.Join), each with its file and line where there is
+// one. Before anything large is allocated, the memory that opening the data sets and listing
+// the tasks takes is estimated and refused over what the process may use; afterwards, an
+// algorithm that can run on no item of a data set is a problem (see Plan.Warnings for some).
+func New(ctx context.Context, cfg *config.Config) (*Plan, error) {
 	p := &Plan{Config: cfg}
+	if e := preEstimate(cfg); e.Bytes > memory.Limit() {
+		return nil, tooLarge("opening the data sets and listing the tasks", e, "lower the data sets' counts (jets, items, subsamples), or split the config")
+	}
 	var errs []error
 	for _, ds := range cfg.Datasets {
-		d, err := inputs.Open(cfg, ds)
+		d, err := inputs.Open(ctx, cfg, ds)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -55,6 +66,9 @@ func New(cfg *config.Config) (*Plan, error) {
 		p.Datasets = append(p.Datasets, d)
 	}
 	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if errs, p.Warnings = feasibility(cfg, p.Datasets); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	for _, d := range p.Datasets {

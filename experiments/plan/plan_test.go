@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,7 @@ func TestNewReportsEveryDataSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = New(cfg)
+	_, err = New(context.Background(), cfg)
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -57,7 +58,7 @@ func TestNewTasks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(cfg)
+	p, err := New(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"hcbench/experiments/config"
+	"hcbench/internal/linelimit"
 )
 
 // ManifestSchema is the version of Manifest written by this build.
@@ -92,6 +93,51 @@ type Manifest struct {
 	Reports    []string `json:"reports"`
 	// Thresholds are the config's regression thresholds, which compare reads from the later run.
 	Thresholds config.Thresholds `json:"thresholds"`
+	// DataFiles identify the data files the run read, by their SHA-256: with the config hash,
+	// they are the run's identity, which a resume and the shards of a merge must share.
+	DataFiles []DataFile `json:"data_files,omitempty"`
+	// DataDir is the data directory that the config's data: paths named, for a reader.
+	DataDir string `json:"data_dir,omitempty"`
+}
+
+// DataFile is a data file a run read: its data set, its path as the config writes it, its
+// SHA-256 (hex) and size in bytes.
+type DataFile struct {
+	Dataset string `json:"dataset"`
+	File    string `json:"file"`
+	SHA256  string `json:"sha256"`
+	Bytes   int64  `json:"bytes"`
+}
+
+// DataChanges describes how the data files of m differ from those of an earlier manifest of the
+// same run (one line per file: changed, added or no longer read), or nil when they agree. A
+// manifest written before data files were recorded has none, which is no change.
+func (m *Manifest) DataChanges(earlier *Manifest) []string {
+	if earlier.DataFiles == nil {
+		return nil
+	}
+	key := func(f DataFile) string { return f.Dataset + "\x00" + f.File }
+	old := map[string]DataFile{}
+	for _, f := range earlier.DataFiles {
+		old[key(f)] = f
+	}
+	var out []string
+	for _, f := range m.DataFiles {
+		o, ok := old[key(f)]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("data set %s reads %s, which it did not read before", f.Dataset, f.File))
+		case o.SHA256 != f.SHA256:
+			out = append(out, fmt.Sprintf("data set %s: %s has changed (sha256 %s, %d bytes, then; %s, %d bytes, now)", f.Dataset, f.File, Short(o.SHA256), o.Bytes, Short(f.SHA256), f.Bytes))
+		}
+		delete(old, key(f))
+	}
+	for _, f := range earlier.DataFiles {
+		if _, ok := old[key(f)]; ok {
+			out = append(out, fmt.Sprintf("data set %s no longer reads %s", f.Dataset, f.File))
+		}
+	}
+	return out
 }
 
 // Shard is shard Index of Count (0 ≤ Index < Count): the tasks whose position k in the plan has
@@ -368,10 +414,17 @@ func WriteFileAtomic(path string, b []byte) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// ReadManifest reads a manifest file, refusing other schema versions.
+// MaxManifestBytes bounds the size of a manifest file. A manifest takes a few KB, growing by a few
+// hundred bytes per session and per warning; 16 MiB is thousands of times that, and keeps a wrong
+// path (a data file, /dev/zero) from being read whole into memory.
+const MaxManifestBytes = 16 << 20
+
+// ReadManifest reads a manifest file, refusing other schema versions, and a file larger than
+// MaxManifestBytes (16 MiB), which it reads no further than the limit, and never seeks: path may
+// name a FIFO.
 func ReadManifest(path string) (Manifest, error) {
 	var m Manifest
-	b, err := os.ReadFile(path)
+	b, err := readAtMost(path, MaxManifestBytes)
 	if err != nil {
 		return m, err
 	}
@@ -382,4 +435,44 @@ func ReadManifest(path string) (Manifest, error) {
 		return m, fmt.Errorf("%s: manifest schema %d, this build reads %d", path, m.Schema, ManifestSchema)
 	}
 	return m, nil
+}
+
+// readAtMost reads the file at path whole, refusing one larger than limit bytes having read at
+// most limit+1 of them.
+func readAtMost(path string, limit int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size := 0
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		if fi.Size() > int64(limit) {
+			return nil, fmt.Errorf("%s: %s, larger than %s, the limit for a run manifest (a manifest takes a few KB); is this the manifest.json of a run directory?", path, linelimit.Size(int(fi.Size())), linelimit.Size(limit))
+		}
+		size = int(fi.Size())
+	}
+	b := make([]byte, 0, min(size, limit)+512)
+	for {
+		if len(b) == cap(b) {
+			// Double, the last step to limit+1: about twice the limit allocated in all, where
+			// append, growing a large slice by a quarter, would allocate five times.
+			c := 2 * cap(b)
+			if c >= limit {
+				c = limit + 1
+			}
+			b = append(make([]byte, 0, c), b...)
+		}
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if len(b) > limit {
+			return nil, fmt.Errorf("%s: larger than %s, the limit for a run manifest (a manifest takes a few KB); is this the manifest.json of a run directory?", path, linelimit.Size(limit))
+		}
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }

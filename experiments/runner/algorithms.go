@@ -18,6 +18,7 @@ import (
 	"hcbench/algorithms/trellis"
 	"hcbench/experiments/config"
 	"hcbench/experiments/inputs"
+	"hcbench/experiments/memory"
 	"hcbench/experiments/results"
 	"hcbench/reports/metrics"
 
@@ -39,7 +40,7 @@ type solution struct {
 
 // taskEnv is what a task needs to know of the run around it.
 type taskEnv struct {
-	// memory is the run's budget of trellis table memory, trellis.DefaultMemoryLimit() bytes: a
+	// memory is the run's budget of trellis table memory, memory.Budget() bytes: a
 	// trellis task takes what it will allocate before it builds, waiting while others hold it,
 	// so that trellis tasks running at once stay within the limit together, and whether a task
 	// fits never depends on the number of workers.
@@ -49,7 +50,7 @@ type taskEnv struct {
 
 // newTaskEnv returns the environment of one run's tasks.
 func newTaskEnv() taskEnv {
-	total := trellis.DefaultMemoryLimit()
+	total := memory.Budget()
 	return taskEnv{memory: semaphore.NewWeighted(total), memoryTotal: total}
 }
 
@@ -136,7 +137,11 @@ func solveTrellis(ctx context.Context, p *config.TrellisParams, it *inputs.Item,
 		if err := tr.Marginals(ctx); err != nil {
 			return solution{}, err
 		}
-		marg = &results.Marginals{MAPClusters: clusterMarginals(tr.MAPClusterMarginals()), TopClusters: clusterMarginals(tr.TopClusters(nMarginals))}
+		top, err := tr.TopClusters(ctx, nMarginals)
+		if err != nil {
+			return solution{}, err
+		}
+		marg = &results.Marginals{MAPClusters: clusterMarginals(tr.MAPClusterMarginals()), TopClusters: clusterMarginals(top)}
 	}
 	var samples []results.TreeSample
 	if nSamples > 0 {
@@ -244,6 +249,7 @@ func solveSparse(ctx context.Context, p *config.SparseTrellisParams, it *inputs.
 
 func solveLinkage(ctx context.Context, p *config.LinkageParams, it *inputs.Item) (solution, error) {
 	var d [][]float64
+	var err error
 	switch p.Distance {
 	case "euclidean":
 		if it.Vectors == nil {
@@ -254,13 +260,17 @@ func solveLinkage(ctx context.Context, p *config.LinkageParams, it *inputs.Item)
 				return solution{}, errors.New("euclidean linkage needs complete vectors; use missing: zero")
 			}
 		}
-		d = linkage.Euclidean(it.Vectors)
+		if d, err = linkage.Euclidean(ctx, it.Vectors); err != nil {
+			return solution{}, err
+		}
 	case "weights":
 		cm, ok := it.Model.(*correlation.Model)
 		if !ok {
 			return solution{}, errors.New("distance: weights needs the correlation-clustering model of a vector data set")
 		}
-		d = weightDistances(cm.Weights())
+		if d, err = weightDistances(ctx, cm.Weights()); err != nil {
+			return solution{}, err
+		}
 	}
 	method := map[string]linkage.Method{"average": linkage.Average, "single": linkage.Single, "complete": linkage.Complete}[p.Method]
 	t, _, err := linkage.Run(ctx, d, method)
@@ -277,8 +287,8 @@ func solveLinkage(ctx context.Context, p *config.LinkageParams, it *inputs.Item)
 }
 
 // weightDistances turns correlation-clustering weights into distances, d_ij = max(w) − w_ij
-// (AstarTrellis Tree.execute_search), with a zero diagonal.
-func weightDistances(w [][]float64) [][]float64 {
+// (AstarTrellis Tree.execute_search), with a zero diagonal. It looks at ctx once per row.
+func weightDistances(ctx context.Context, w [][]float64) ([][]float64, error) {
 	top := math.Inf(-1)
 	for i, row := range w {
 		for j, v := range row {
@@ -289,6 +299,9 @@ func weightDistances(w [][]float64) [][]float64 {
 	}
 	d := make([][]float64, len(w))
 	for i, row := range w {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		d[i] = make([]float64, len(row))
 		for j, v := range row {
 			if i != j {
@@ -296,5 +309,5 @@ func weightDistances(w [][]float64) [][]float64 {
 			}
 		}
 	}
-	return d
+	return d, nil
 }

@@ -29,7 +29,10 @@ func TestWeightDistances(t *testing.T) {
 		{0, 0, 0.25},
 		{0.75, 0.25, 0},
 	}
-	d := weightDistances(w)
+	d, err := weightDistances(t.Context(), w)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range want {
 		for j := range want[i] {
 			// Exact: one subtraction of numbers exact in binary.

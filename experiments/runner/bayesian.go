@@ -29,7 +29,8 @@ type bayesOutcome struct {
 
 // solveBayes runs bhc, rbhc, embhc, bhc_exact or brt on the item's feature vectors. With cc:
 // optimise, the algorithm runs once per cc the search tries, each time with the same random
-// stream, and the record is that of the best cc.
+// stream, and the record is that of the cc the search returns (conjugate.SearchCC, Bioconductor's
+// choice, which need not be the best cc tried).
 func solveBayes(ctx context.Context, params any, it *inputs.Item, rng *rand.Rand) (solution, error) {
 	x, err := completeVectors(it)
 	if err != nil {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -15,31 +16,45 @@ import (
 	"hcbench/reports/webpage"
 )
 
-// Finish writes what a whole run (or a merge of shards) ends with, from its manifest and
-// records alone: the reports the config asks for, bench.txt and index.html. It returns the
-// report files written.
-func Finish(dir string, m results.Manifest, recs []results.Record) ([]string, error) {
-	return finish(dir, m, recs, m.Reports)
+// Finish writes what a whole run (or a merge of shards) ends with, from its manifest m and
+// records alone: the reports the manifest names, bench.txt and index.html (which shows m). It
+// returns the report files written. When a report or file cannot be written, m says so: its
+// status becomes incomplete, with a warning that `hcbench report` rebuilds them. A cancelled ctx
+// stops it between reports.
+func Finish(ctx context.Context, dir string, m *results.Manifest, recs []results.Record) ([]string, error) {
+	return finish(ctx, dir, m, recs, m.Reports)
 }
 
 // finish is Finish with only the reports named.
-func finish(dir string, m results.Manifest, recs []results.Record, names []string) ([]string, error) {
+func finish(ctx context.Context, dir string, m *results.Manifest, recs []results.Record, names []string) ([]string, error) {
 	in := reports.Input{Experiment: m.Experiment, Datasets: m.Datasets, Algorithms: m.Algorithms, Records: recs}
 	// A report that fails does not keep bench.txt and the page from being written: they hold the
 	// records and the reports that did succeed. Its error is returned after them.
-	files, reportErr := reports.Write(names, in, filepath.Join(dir, ReportsDir))
+	files, err := reports.Write(ctx, names, in, filepath.Join(dir, ReportsDir))
+	if ctx.Err() != nil {
+		return files, err
+	}
 	var b bytes.Buffer
-	if err := results.WriteBench(&b, m, recs); err != nil {
-		return files, errors.Join(reportErr, err)
+	if berr := results.WriteBench(&b, *m, recs); berr != nil {
+		err = errors.Join(err, berr)
+	} else if berr := results.WriteFileAtomic(filepath.Join(dir, BenchFile), b.Bytes()); berr != nil {
+		err = errors.Join(err, berr)
 	}
-	if err := results.WriteFileAtomic(filepath.Join(dir, BenchFile), b.Bytes()); err != nil {
-		return files, errors.Join(reportErr, err)
+	failed := func(err error) {
+		m.Status = results.StatusIncomplete
+		m.Warnings = append(m.Warnings, fmt.Sprintf("%s (hcbench report DIR rebuilds them): %v", reportsFailed, err))
 	}
-	page, err := webpage.Write(dir)
 	if err != nil {
-		return files, errors.Join(reportErr, err)
+		failed(err)
 	}
-	return append(files, page), reportErr
+	page, perr := webpage.WriteFor(dir, *m)
+	if perr != nil {
+		if err == nil {
+			failed(perr)
+		}
+		return files, errors.Join(err, perr)
+	}
+	return append(files, page), err
 }
 
 // CheckReports refuses a report name that no report has, naming the reports there are.
@@ -73,9 +88,11 @@ func Open(dir string) (results.Manifest, []results.Record, error) {
 // its records, without running anything: the reports of its manifest, or only those named in
 // only, which are added to the manifest's reports if new (so that index.html shows them and a
 // later Rebuild rebuilds them). It holds the directory's lock meanwhile, so it refuses a run
-// that a process is still writing. It returns the manifest, whose status says whether the
-// reports cover a finished run.
-func Rebuild(dir string, only []string) (results.Manifest, []string, error) {
+// that a process is still writing. A run that has a record of every planned task (tasks.txt) and
+// whose reports are now all written is marked complete: one killed, or whose reports failed,
+// after its last record. It returns the manifest, whose status says whether the reports cover a
+// finished run.
+func Rebuild(ctx context.Context, dir string, only []string) (results.Manifest, []string, error) {
 	var m results.Manifest
 	if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err != nil {
 		if _, _, oerr := Open(dir); oerr != nil {
@@ -106,6 +123,46 @@ func Rebuild(dir string, only []string) (results.Manifest, []string, error) {
 			}
 		}
 	}
-	written, err := finish(dir, m, recs, names)
+	// A run that holds a record of every planned task is complete once its reports are written
+	// (a run killed, or whose reports failed, after its last record), so the page shows it so.
+	before := m.Status
+	if keys, err := readTasks(dir); before != results.StatusComplete && m.MergedFrom == nil && err == nil && coversPlan(recs, keys) {
+		m.Status, m.Finished, m.Failed, m.Tasks = results.StatusComplete, len(recs), 0, len(keys)
+		for _, r := range recs {
+			if r.Error != "" {
+				m.Failed++
+			}
+		}
+		m.Warnings = slices.DeleteFunc(m.Warnings, func(w string) bool { return strings.HasPrefix(w, reportsFailed) })
+	}
+	written, err := finish(ctx, dir, &m, recs, names)
+	if ctx.Err() != nil {
+		return m, written, err
+	}
+	if m.Status != before || err != nil {
+		if werr := m.WriteFile(files.manifest); werr != nil {
+			err = errors.Join(err, werr)
+		}
+	}
 	return m, written, err
+}
+
+// reportsFailed starts the manifest warning of a run whose reports could not all be written.
+const reportsFailed = "the reports could not all be written"
+
+// coversPlan reports whether recs hold exactly one record of every key.
+func coversPlan(recs []results.Record, keys []string) bool {
+	if len(recs) != len(keys) {
+		return false
+	}
+	have := make(map[string]bool, len(recs))
+	for _, r := range recs {
+		have[r.Key] = true
+	}
+	for _, k := range keys {
+		if !have[k] {
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,9 +21,12 @@ func TestFinishWritesBenchAndPageWhenAReportFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs := []results.Record{{Schema: results.RecordSchema, Experiment: "e", Dataset: "d", Item: "0", Algorithm: "greedy", AlgorithmName: "greedy", N: 3, LogLikelihood: results.Log(-3.5), Newick: "((0,1),2);"}}
-	_, err := finish(dir, m, recs, m.Reports)
+	_, err := finish(context.Background(), dir, &m, recs, m.Reports)
 	if err == nil || !strings.Contains(err.Error(), "no_such_report") {
 		t.Errorf("error %v, want one naming no_such_report", err)
+	}
+	if m.Status != results.StatusIncomplete || len(m.Warnings) != 1 || !strings.Contains(m.Warnings[0], "hcbench report") {
+		t.Errorf("a run whose reports failed: status %q, warnings %q; want incomplete, saying how to rebuild them", m.Status, m.Warnings)
 	}
 	for _, f := range []string{BenchFile, "index.html", filepath.Join(ReportsDir, "summary.md")} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {

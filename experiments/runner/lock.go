@@ -34,7 +34,7 @@ func lockRun(dir string, files runFiles) (*os.File, error) {
 	switch err := tryLock(f, true); {
 	case errors.Is(err, errBusy):
 		f.Close()
-		return nil, fmt.Errorf("%s is in use by another hcbench process (%s); wait for it to end", what, lockHolder(path))
+		return nil, fmt.Errorf("%s is in use by another hcbench process (%s); wait for it to end%s", what, lockHolder(path), holderAdvice(path))
 	case errors.Is(err, errNoLocks):
 		return f, fmt.Errorf("cannot lock %s, so another process running into it would not be noticed: %w", what, err)
 	case err != nil:
@@ -92,4 +92,25 @@ func checkUnlocked(dir string, files runFiles) (warning string, err error) {
 		return "", fmt.Errorf("%s is still being written by another hcbench process (%s); wait for it to end", what, lockHolder(path))
 	}
 	return fmt.Sprintf("cannot tell whether %s is still being written by another hcbench process: probing its lock %s failed: %v; reading it as it is", what, path, err), nil
+}
+
+// holderAdvice says what to do about the holder of a busy lock when it runs on this host: a
+// process still running (one left behind by a killed `go run`, say) can be stopped, and then
+// marks its run interrupted; a lock whose writer has ended is held by a process that has the
+// file open. The lock itself is never stale: it ends with the process that holds it.
+func holderAdvice(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	pidText, host, _ := strings.Cut(string(b), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(pidText))
+	me, _ := os.Hostname()
+	if err != nil || strings.TrimSpace(host) != me {
+		return ""
+	}
+	if processAlive(pid) {
+		return fmt.Sprintf(", or stop it (kill %d: it marks its run interrupted, and the same command resumes it)", pid)
+	}
+	return fmt.Sprintf("; pid %d has ended, so another process holds %s open (fuser %s names it)", pid, path, path)
 }

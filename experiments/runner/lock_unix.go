@@ -34,3 +34,10 @@ func tryLock(f *os.File, exclusive bool) error {
 		return err
 	}
 }
+
+// processAlive reports whether a process with the pid runs on this host (one of another user
+// counts).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

@@ -31,3 +31,13 @@ func tryLock(f *os.File, exclusive bool) error {
 	}
 	return err
 }
+
+// processAlive reports whether a process with the pid runs on this host.
+func processAlive(pid int) bool {
+	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	if err != nil {
+		return false
+	}
+	windows.CloseHandle(h)
+	return true
+}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -36,12 +37,14 @@ type shardRun struct {
 
 // Merge joins the shards found in dirs (any number of shards per directory) into one run
 // directory, as if the plan had run whole: it checks that no shard is still running, that they
-// belong to one config (the same config hash, shard count and task list) and one build (unless
-// o.AllowOtherBuild), that every record belongs to its shard, and that every planned task is
-// present exactly once, listing what is missing; then it writes the records in plan order, a
-// manifest that lists every shard's sessions and builds, and the reports, bench.txt and
-// index.html.
-func Merge(dirs []string, o MergeOptions) (*Outcome, error) {
+// belong to one config (the same config hash, shard count and task list) over the same data
+// (the SHA-256 of every data file) and one build (unless o.AllowOtherBuild), that every record
+// belongs to its shard, and that every planned task is present exactly once, listing what is
+// missing; then it writes the records in plan order, a manifest that lists every shard's
+// sessions and builds, and the reports, bench.txt and index.html. It writes into a new
+// temporary directory beside o.Out and renames it to o.Out once everything is written, so that
+// a merge that is killed or interrupted (ctx) leaves no partial o.Out to block the next try.
+func Merge(ctx context.Context, dirs []string, o MergeOptions) (*Outcome, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("merge: no shard directories given")
 	}
@@ -125,6 +128,9 @@ func Merge(dirs []string, o MergeOptions) (*Outcome, error) {
 			return nil, fmt.Errorf("merge: shard %v is given twice (%s and %s)", s.manifest.Shard, prev, s.path)
 		}
 		seen[s.manifest.Shard.Index] = s.path
+		if ch := s.manifest.DataChanges(&first.manifest); len(ch) > 0 {
+			return nil, fmt.Errorf("merge: %s and %s read different data: %s; a merged run must come from one data set: rerun the odd shards over the same files", first.path, s.path, strings.Join(ch, "; "))
+		}
 	}
 	if err := sameBuild(shards, o.AllowOtherBuild); err != nil {
 		return nil, err
@@ -180,7 +186,7 @@ func Merge(dirs []string, o MergeOptions) (*Outcome, error) {
 		b.WriteString("\nresume the unfinished shards (the same run command), or merge with -partial")
 		return nil, errors.New(b.String())
 	}
-	if err := prepareMergeDir(o.Out); err != nil {
+	if err := checkMergeOut(o.Out); err != nil {
 		return nil, err
 	}
 	sortByPlan(all, keys)
@@ -216,16 +222,46 @@ func Merge(dirs []string, o MergeOptions) (*Outcome, error) {
 		m.Status = results.StatusIncomplete
 		m.Warnings = append(m.Warnings, fmt.Sprintf("merged with %d of %d tasks missing (-partial)", len(missing), len(keys)))
 	}
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(o.Out)), "."+filepath.Base(filepath.Clean(o.Out))+".merging-")
+	if err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	out, reportErr := writeMerge(ctx, tmp, first.dir, m, all)
+	err = reportErr
+	if out != nil {
+		// rename(2) replaces an empty directory, which checkMergeOut allowed o.Out to be.
+		err = os.Rename(tmp, o.Out)
+	}
+	if out == nil || err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("merge: nothing written to %s: %w", o.Out, err)
+	}
+	out.Dir = o.Out
+	for i, f := range out.Reports {
+		if rel, err := filepath.Rel(tmp, f); err == nil {
+			out.Reports[i] = filepath.Join(o.Out, rel)
+		}
+	}
+	return out, reportErr
+}
+
+// writeMerge writes a merged run into dir: the config and task list of the shard directory from,
+// the records in plan order, the manifest, then the reports, bench.txt and index.html.
+func writeMerge(ctx context.Context, dir, from string, m results.Manifest, all []results.Record) (*Outcome, error) {
 	for _, f := range []string{ConfigFile, TasksFile} {
-		b, err := os.ReadFile(filepath.Join(first.dir, f))
+		b, err := os.ReadFile(filepath.Join(from, f))
 		if err != nil {
 			return nil, err
 		}
-		if err := results.WriteFileAtomic(filepath.Join(o.Out, f), b); err != nil {
+		if err := results.WriteFileAtomic(filepath.Join(dir, f), b); err != nil {
 			return nil, err
 		}
 	}
-	w, err := results.Create(filepath.Join(o.Out, ResultsFile))
+	w, err := results.Create(filepath.Join(dir, ResultsFile))
 	if err != nil {
 		return nil, err
 	}
@@ -238,12 +274,14 @@ func Merge(dirs []string, o MergeOptions) (*Outcome, error) {
 	if err := w.Close(); err != nil {
 		return nil, err
 	}
-	if err := m.WriteFile(filepath.Join(o.Out, ManifestFile)); err != nil {
+	reps, reportErr := Finish(ctx, dir, &m, all)
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out := &Outcome{Dir: o.Out, Manifest: m}
-	out.Reports, err = Finish(o.Out, m, all)
-	return out, err
+	if err := m.WriteFile(filepath.Join(dir, ManifestFile)); err != nil {
+		return nil, err
+	}
+	return &Outcome{Dir: dir, Manifest: m, Reports: reps}, reportErr
 }
 
 // sameBuild checks that one build (results.Build.Same) wrote every shard, or, with allow, lets
@@ -273,8 +311,9 @@ func sameBuild(shards []shardRun, allow bool) error {
 	return errors.New(b.String())
 }
 
-// prepareMergeDir makes the merge's output directory, which must be new or empty.
-func prepareMergeDir(dir string) error {
+// checkMergeOut checks that the merge's output directory is new or empty, and that its parent
+// exists or can be made (the merge is written beside it, then renamed to it).
+func checkMergeOut(dir string) error {
 	if dir == "" {
 		return errors.New("merge: no output directory given")
 	}
@@ -285,5 +324,5 @@ func prepareMergeDir(dir string) error {
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return err
 	}
-	return os.MkdirAll(dir, 0o755)
+	return os.MkdirAll(filepath.Dir(filepath.Clean(dir)), 0o755)
 }

@@ -28,6 +28,8 @@ import (
 //	manifest.json, results.jsonl, run.log, .lock        a whole run, or a merge of shards
 //	manifest-shard-I-of-N.json, shard-I-of-N.jsonl,     shard I of N
 //	run-shard-I-of-N.log, .lock-shard-I-of-N
+//	.reserve, .reserve-shard-I-of-N                     while a run or shard runs
+//	data/                                               generated data (save_data)
 //	reports/, bench.txt, index.html                     a whole run, or a merge
 
 // TasksFile lists every task key of the plan (all shards), one per line in plan order, so that a
@@ -37,17 +39,20 @@ const TasksFile = "tasks.txt"
 // runFiles names the manifest, results, log and lock files of a whole run or of a shard, and
 // says which it is for messages.
 type runFiles struct {
-	manifest, results, log, lock string
-	what                         string
+	manifest, results, log string
+	// lock and reserve are names inside the directory: the lock file and the reserve of disk
+	// space (reserve.go).
+	lock, reserve string
+	what          string
 }
 
 func filesOf(dir string, s *results.Shard) runFiles {
 	if s == nil {
-		return runFiles{filepath.Join(dir, ManifestFile), filepath.Join(dir, ResultsFile), filepath.Join(dir, LogFile), ".lock", "run directory " + dir}
+		return runFiles{filepath.Join(dir, ManifestFile), filepath.Join(dir, ResultsFile), filepath.Join(dir, LogFile), ".lock", ".reserve", "run directory " + dir}
 	}
 	part := fmt.Sprintf("shard-%d-of-%d", s.Index, s.Count)
 	return runFiles{filepath.Join(dir, "manifest-"+part+".json"), filepath.Join(dir, part+".jsonl"), filepath.Join(dir, "run-"+part+".log"),
-		".lock-" + part, fmt.Sprintf("shard %v in run directory %s", s, dir)}
+		".lock-" + part, ".reserve-" + part, fmt.Sprintf("shard %v in run directory %s", s, dir)}
 }
 
 // resultFreeKeys are the top-level config keys that cannot change a record, which the config
@@ -57,6 +62,12 @@ func filesOf(dir string, s *results.Shard) runFiles {
 // can be given thresholds or more reports, or be resumed with other workers, in its directory.
 var resultFreeKeys = []string{"workers", "shards", "save_data", "thresholds", "reports"}
 
+// resultFreeAlgorithmKeys are the keys of an algorithm entry that cannot change a record:
+// memory_limit (a task within it runs the same; one over it fails before it starts, so lowering
+// it lets a run killed for memory be resumed) and threads (the trellis's results are identical for
+// any number).
+var resultFreeAlgorithmKeys = []string{"memory_limit", "threads"}
+
 // resultConfig decodes a resolved config (config.yaml) without its result-free keys.
 func resultConfig(resolved []byte) (map[string]any, error) {
 	var c map[string]any
@@ -65,6 +76,15 @@ func resultConfig(resolved []byte) (map[string]any, error) {
 	}
 	for _, k := range resultFreeKeys {
 		delete(c, k)
+	}
+	if algs, ok := c["algorithms"].([]any); ok {
+		for _, a := range algs {
+			if m, ok := a.(map[string]any); ok {
+				for _, k := range resultFreeAlgorithmKeys {
+					delete(m, k)
+				}
+			}
+		}
 	}
 	return c, nil
 }
@@ -300,7 +320,7 @@ func otherBuild(dir string, ms map[string]results.Manifest, b results.Build) str
 }
 
 // startedRunFile matches the files a run writes before its manifest (and their temporary files).
-var startedRunFile = regexp.MustCompile(`^\.?(config\.yaml|tasks\.txt|run(-shard-\d+-of-\d+)?\.log|(results|shard-\d+-of-\d+)\.jsonl|manifest(-shard-\d+-of-\d+)?\.json)(-\d+)?$|^\.lock(-shard-\d+-of-\d+)?$`)
+var startedRunFile = regexp.MustCompile(`^\.?(config\.yaml|tasks\.txt|run(-shard-\d+-of-\d+)?\.log|(results|shard-\d+-of-\d+)\.jsonl|manifest(-shard-\d+-of-\d+)?\.json)(-\d+)?$|^\.(lock|reserve)(-shard-\d+-of-\d+)?$`)
 
 // writeTasks writes tasks.txt, or checks that an existing one lists the same tasks (the same
 // config over different data files would not).

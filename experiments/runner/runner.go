@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -21,7 +22,10 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"hcbench/datasets/jets"
@@ -81,14 +85,20 @@ const (
 
 // Run executes p (or the shard opts.Shard of it) into opts.Dir. Tasks that already have a record
 // there are skipped, so a run that was interrupted or killed resumes where it stopped; a torn last
-// record from a crash is dropped with a warning and its task redone, and a task recorded twice
-// keeps its first record. A directory holding a run of another config is refused, as is one
-// whose records another build wrote (unless opts.AllowOtherBuild) and one that another process
-// is running into (the run holds a lock on its directory, or on its shard, while it runs). Run
-// returns an error only when the run could not be carried out (for example an unwritable
-// directory); failed tasks are recorded in their records and counted in the manifest. When ctx
-// is cancelled the run stops, and the manifest says "interrupted". A whole run ends by writing
-// its reports, bench.txt and index.html; a shard leaves them to merge.
+// record from a crash is dropped with a warning and its task redone, a task recorded twice keeps
+// its first record, and a record of a task the plan does not hold is dropped with a warning. A
+// directory holding a run of another config, or of the same config over data files that changed
+// since (their SHA-256 is in the manifest), is refused, as is one whose records another build
+// wrote (unless opts.AllowOtherBuild) and one that another process is running into (the run holds
+// a lock on its directory, or on its shard, while it runs). A run whose estimated memory exceeds
+// what the process may use is refused before anything is written.
+//
+// Run returns an error when the run could not be carried out (an unwritable directory, a record
+// or the manifest that could not be written: the first write error stops the run at once, and
+// the manifest then says "incomplete"); failed tasks are recorded in their records and counted
+// in the manifest. When ctx is cancelled the run stops, and the manifest says "interrupted". A
+// whole run ends by writing its reports, bench.txt and index.html, and only then says
+// "complete"; a shard leaves them to merge.
 func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	resolved, err := p.Config.Resolved()
 	if err != nil {
@@ -96,6 +106,16 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	}
 	hash, err := configHash(resolved)
 	if err != nil {
+		return nil, err
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = p.Config.Workers
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if err := p.CheckMemory(workers, func(k int) bool { return inShard(k, opts.Shard) }); err != nil {
 		return nil, err
 	}
 	if err := openRunDir(opts.Dir); err != nil {
@@ -112,16 +132,13 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		return nil, err
 	}
 	m := results.NewManifest()
+	m.DataFiles, m.DataDir = dataFiles(p), p.Config.DataDir.Path
+	if err := checkData(opts.Dir, manifests, &m); err != nil {
+		return nil, err
+	}
 	other := otherBuild(opts.Dir, manifests, m.Build())
 	if other != "" && !opts.AllowOtherBuild {
 		return nil, fmt.Errorf("%s; resuming would mix results of different code in one run: resume with the build that wrote them, run this build into another -out, or pass -allow-other-build to resume anyway (the manifest then lists each session's build)", other)
-	}
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = p.Config.Workers
-	}
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
 	}
 	logFile, err := os.OpenFile(files.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -138,6 +155,13 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	if other != "" {
 		log.Warn(other + "; resuming anyway (-allow-other-build): the manifest lists each session's build")
 	}
+	for _, w := range p.Warnings {
+		log.Warn(w)
+	}
+	// The reserve is disk space given back when the manifest cannot be written otherwise (a full
+	// disk), so that the run still ends saying how it ended.
+	reserve := reserveSpace(filepath.Join(opts.Dir, files.reserve))
+	defer reserve.release()
 
 	if err := results.WriteFileAtomic(filepath.Join(opts.Dir, ConfigFile), resolved); err != nil {
 		return nil, err
@@ -145,23 +169,12 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	if err := writeTasks(opts.Dir, p); err != nil {
 		return nil, err
 	}
-	done, torn, err := results.Recover(files.results)
+	done, err := recoverRecords(files, p, opts.Shard, log)
 	if err != nil {
-		return nil, fmt.Errorf("cannot resume: %w%s", err, damagedLineHint(err, files.results))
+		return nil, err
 	}
 	if prev == nil && len(done) > 0 {
 		return nil, fmt.Errorf("%s has records but no manifest; it is not a run this build wrote", files.results)
-	}
-	if torn != "" {
-		log.Warn(torn)
-	}
-	done, dups := firstOfEach(done)
-	if dups > 0 {
-		if err := rewriteResults(files.results, done); err != nil {
-			return nil, fmt.Errorf("cannot drop the duplicate records of %s: %w", files.results, err)
-		}
-		log.Warn(fmt.Sprintf("%s: dropped %d duplicate %s (tasks recorded twice, as by two processes running into one directory at once); the first record of each task is kept",
-			files.results, dups, results.Plural(dups, "record", "records")))
 	}
 	m.Experiment, m.Config, m.Seed, m.ConfigHash, m.Shard = p.Config.Name, p.Config.Path, p.Config.Seed, hash, opts.Shard
 	m.Workers, m.Args, m.Start = workers, opts.Args, time.Now().UTC()
@@ -212,19 +225,13 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 			m.Warnings = append(m.Warnings, w)
 		}
 	}
+	var runErr error
 	if save && ctx.Err() == nil {
-		if err := saveData(opts.Dir, p, items, log); err != nil {
-			return nil, err
-		}
+		runErr = saveData(opts.Dir, p, items, log)
 	}
-
-	w, err := results.Append(files.results)
-	if err != nil {
-		return nil, err
-	}
-	recs, runErr := runTasks(ctx, todo, p, items, w, workers, opts, log)
-	if err := w.Close(); err != nil && runErr == nil {
-		runErr = err
+	var recs []results.Record
+	if runErr == nil {
+		recs, runErr = runAll(ctx, todo, p, items, files.results, workers, opts, log)
 	}
 	all := append(done, recs...)
 	m.Finished = len(all)
@@ -233,30 +240,132 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 			m.Failed++
 		}
 	}
-	m.End = time.Now().UTC()
-	last := &m.Sessions[len(m.Sessions)-1]
-	last.End, last.Records = m.End, len(recs)
+	out := &Outcome{Dir: opts.Dir, Resumed: len(done)}
 	switch {
 	case ctx.Err() != nil:
 		m.Status = results.StatusInterrupted
-		log.Warn("interrupted: finished records are kept; run again with the same -out to resume", "finished", m.Finished, "tasks", m.Tasks)
 	case runErr != nil || m.Finished < m.Tasks:
 		// Records that could not be written (a full disk) leave their tasks without a record,
 		// which compare and report must not take for a finished run.
 		m.Status = results.StatusIncomplete
-		log.Warn("incomplete: not every task has a record; run again with the same -out to resume", "finished", m.Finished, "tasks", m.Tasks)
+	case opts.Shard != nil:
+		m.Status = results.StatusComplete // merge writes the reports
 	default:
+		// A run is complete only once its reports, bench.txt and index.html are written, so that
+		// a kill in between leaves a run that a resume finishes, not one that looks finished.
 		m.Status = results.StatusComplete
+		out.Reports, runErr = Finish(ctx, opts.Dir, &m, all)
+		if ctx.Err() != nil {
+			m.Status = results.StatusInterrupted
+		}
 	}
-	out := &Outcome{Dir: opts.Dir, Resumed: len(done)}
-	if err := m.WriteFile(files.manifest); err != nil && runErr == nil {
-		runErr = err
+	switch m.Status {
+	case results.StatusInterrupted:
+		log.Warn("interrupted: finished records are kept; run again with the same -out to resume", "finished", m.Finished, "tasks", m.Tasks)
+	case results.StatusIncomplete:
+		log.Warn("incomplete: run again with the same -out to resume", "finished", m.Finished, "tasks", m.Tasks)
 	}
-	if runErr == nil && opts.Shard == nil && m.Status == results.StatusComplete {
-		out.Reports, runErr = Finish(opts.Dir, m, all)
+	m.End = time.Now().UTC()
+	last := &m.Sessions[len(m.Sessions)-1]
+	last.End, last.Records = m.End, len(recs)
+	if err := writeFinalManifest(&m, files.manifest, reserve); err != nil {
+		runErr = errors.Join(runErr, err)
 	}
 	out.Manifest = m
 	return out, runErr
+}
+
+// dataFiles lists the data files the plan read, for the manifest.
+func dataFiles(p *plan.Plan) []results.DataFile {
+	var out []results.DataFile
+	for _, d := range p.Datasets {
+		if f := d.File(); f != nil {
+			out = append(out, results.DataFile{Dataset: d.Name, File: f.File, SHA256: f.SHA256, Bytes: f.Bytes})
+		}
+	}
+	return out
+}
+
+// checkData refuses a run whose data files differ from those that the runs and shards already in
+// dir read (manifests), naming each file that changed: their records would mix two data sets
+// under one config.
+func checkData(dir string, manifests map[string]results.Manifest, m *results.Manifest) error {
+	for _, path := range slices.Sorted(maps.Keys(manifests)) {
+		old := manifests[path]
+		if ch := m.DataChanges(&old); len(ch) > 0 {
+			return fmt.Errorf("the data of the run in %s have changed since %s was written: %s; resuming would mix results of different data: restore the files, or run into another -out",
+				dir, filepath.Base(path), strings.Join(ch, "; "))
+		}
+	}
+	return nil
+}
+
+// recoverRecords reads the records already in the results file of a run or shard: it cuts off a
+// torn last record, drops the duplicates of a task and the records of tasks that this plan (or
+// shard) does not hold, each with a warning, and rewrites the file when it dropped any, so that
+// the run counts only its own tasks.
+func recoverRecords(files runFiles, p *plan.Plan, shard *results.Shard, log *slog.Logger) ([]results.Record, error) {
+	done, torn, err := results.Recover(files.results)
+	if err != nil {
+		return nil, fmt.Errorf("cannot resume: %w%s", err, damagedLineHint(err, files.results))
+	}
+	if torn != "" {
+		log.Warn(torn)
+	}
+	done, dups := firstOfEach(done)
+	if dups > 0 {
+		log.Warn(fmt.Sprintf("%s: dropped %d duplicate %s (tasks recorded twice, as by two processes running into one directory at once); the first record of each task is kept",
+			files.results, dups, results.Plural(dups, "record", "records")))
+	}
+	planned := map[string]bool{}
+	for k, t := range p.Tasks {
+		if inShard(k, shard) {
+			planned[t.Key] = true
+		}
+	}
+	var foreign []string
+	kept := done[:0:0]
+	for _, r := range done {
+		if planned[r.Key] {
+			kept = append(kept, r)
+		} else {
+			foreign = append(foreign, r.Key)
+		}
+	}
+	if len(foreign) > 0 {
+		log.Warn(fmt.Sprintf("%s: dropped %d %s of tasks that this config does not plan (%s); the run counts only its own tasks",
+			files.results, len(foreign), results.Plural(len(foreign), "record", "records"), firstKeys(foreign, 3)))
+	}
+	if dups > 0 || len(foreign) > 0 {
+		if err := rewriteResults(files.results, kept); err != nil {
+			return nil, fmt.Errorf("cannot drop records of %s: %w", files.results, err)
+		}
+	}
+	return kept, nil
+}
+
+// firstKeys lists up to k keys, and how many more there are.
+func firstKeys(keys []string, k int) string {
+	if len(keys) <= k {
+		return strings.Join(keys, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(keys[:k], ", "), len(keys)-k)
+}
+
+// writeFinalManifest writes the manifest that says how the run ended. When the write fails (a
+// full disk), it gives back the reserved space and tries once more; an error that remains is
+// returned, saying that the file on disk still describes the run as running.
+func writeFinalManifest(m *results.Manifest, path string, r *reserved) error {
+	err := m.WriteFile(path)
+	if err == nil {
+		return nil
+	}
+	if r.release() {
+		if err = m.WriteFile(path); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("the manifest %s could not be written, so it still says %s, not %s: %w", path, results.StatusRunning, m.Status, err)
 }
 
 // creditKilled credits the last of the sessions with the records found on resume that no
@@ -391,7 +500,7 @@ func loadItems(ctx context.Context, p *plan.Plan, tasks []plan.Task, all bool, w
 	pr := newProgress("items", len(jobs), opts.Terminal, opts.Progress, log, opts.ProgressEvery)
 	forEach(ctx, len(jobs), workers, func(j int) {
 		jb := jobs[j]
-		s.items[jb.d][jb.i], s.errs[jb.d][jb.i] = p.Datasets[jb.d].Load(jb.i)
+		s.items[jb.d][jb.i], s.errs[jb.d][jb.i] = p.Datasets[jb.d].Load(ctx, jb.i)
 		pr.add(s.errs[jb.d][jb.i] != nil)
 	})
 	pr.close(ctx.Err() != nil)
@@ -427,6 +536,9 @@ feed:
 	wg.Wait()
 }
 
+// saveData writes the generated data sets into data/ of the run directory, so that they can be
+// read back as data files: jets as data/NAME.jsonl (format jets), mixtures as one CSV per item,
+// data/NAME-ID.csv (format csv: features x1…xd, then the label), since a CSV holds one item.
 func saveData(dir string, p *plan.Plan, items *itemSet, log *slog.Logger) error {
 	for _, d := range p.Datasets {
 		if !d.Generated {
@@ -435,22 +547,32 @@ func saveData(dir string, p *plan.Plan, items *itemSet, log *slog.Logger) error 
 		if err := os.MkdirAll(filepath.Join(dir, DataDir), 0o755); err != nil {
 			return err
 		}
-		path := filepath.Join(dir, DataDir, d.Name+".jsonl")
 		var js []jets.Jet
+		var files []string
 		for i := range d.Len() {
-			if it, _ := items.get(d, i); it != nil && it.Jet != nil {
+			it, _ := items.get(d, i)
+			switch {
+			case it == nil:
+			case it.Jet != nil:
 				js = append(js, *it.Jet)
+			case it.Vectors != nil:
+				path := filepath.Join(dir, DataDir, d.Name+"-"+d.ID(i)+".csv")
+				if err := results.WriteFileAtomic(path, vectorsCSV(it)); err != nil {
+					return err
+				}
+				files = append(files, path)
 			}
 		}
-		f, err := os.Create(path)
-		if err != nil {
+		if len(files) > 0 {
+			log.Info("saved data", "dataset", d.Name, "files", filepath.Join(dir, DataDir, d.Name+"-*.csv"), "items", len(files))
+			continue
+		}
+		path := filepath.Join(dir, DataDir, d.Name+".jsonl")
+		var b bytes.Buffer
+		if err := jets.Write(&b, js); err != nil {
 			return err
 		}
-		if err := jets.Write(f, js); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
+		if err := results.WriteFileAtomic(path, b.Bytes()); err != nil {
 			return err
 		}
 		log.Info("saved data", "dataset", d.Name, "file", path, "items", len(js))
@@ -458,25 +580,71 @@ func saveData(dir string, p *plan.Plan, items *itemSet, log *slog.Logger) error 
 	return nil
 }
 
-// runTasks runs every task and returns the records written, in the order they finished.
+// vectorsCSV writes an item of labelled vectors as CSV: a header x1…xd,label, then a row per
+// leaf with its features (shortest round-trip form, so that reading them back gives the same
+// numbers) and its label.
+func vectorsCSV(it *inputs.Item) []byte {
+	var b bytes.Buffer
+	d := 0
+	if len(it.Vectors) > 0 {
+		d = len(it.Vectors[0])
+	}
+	for k := range d {
+		fmt.Fprintf(&b, "x%d,", k+1)
+	}
+	b.WriteString("label\n")
+	for i, row := range it.Vectors {
+		for _, v := range row {
+			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+			b.WriteByte(',')
+		}
+		if it.Labels != nil {
+			b.WriteString(it.Labels[i])
+		}
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// runAll opens the results file, runs the tasks into it and closes it: the records written, and
+// the first error writing them, which stops the run.
+func runAll(ctx context.Context, tasks []plan.Task, p *plan.Plan, items *itemSet, path string, workers int, opts Options, log *slog.Logger) ([]results.Record, error) {
+	w, err := results.Append(path)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := runTasks(ctx, tasks, p, items, w, workers, opts, log)
+	if cerr := w.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("closing %s: %w", path, cerr)
+	}
+	return recs, err
+}
+
+// runTasks runs every task and returns the records written, in the order they finished. The
+// first record that cannot be written (a full disk, an I/O error) stops the run: no task starts
+// after it, tasks in flight are abandoned, and that one error is returned.
 func runTasks(ctx context.Context, tasks []plan.Task, p *plan.Plan, items *itemSet, w *results.Writer, workers int, opts Options, log *slog.Logger) ([]results.Record, error) {
 	pr := newProgress("tasks", len(tasks), opts.Terminal, opts.Progress, log, opts.ProgressEvery)
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	var (
-		mu      sync.Mutex
-		recs    []results.Record
-		writeEr error
+		mu   sync.Mutex
+		recs []results.Record
 	)
 	env := newTaskEnv()
-	forEach(ctx, len(tasks), workers, func(k int) {
+	var started atomic.Int64
+	forEach(runCtx, len(tasks), workers, func(k int) {
+		if runCtx.Err() != nil {
+			return // handed out as the run stopped
+		}
 		t := tasks[k]
-		rec, ok := runTask(ctx, p, t, items, env)
-		if !ok {
+		started.Add(1)
+		rec, ok := runTask(runCtx, p, t, items, env)
+		if !ok || runCtx.Err() != nil {
 			return // abandoned on cancellation; a resumed run redoes it
 		}
 		if err := w.Write(&rec); err != nil {
-			mu.Lock()
-			writeEr = errors.Join(writeEr, err)
-			mu.Unlock()
+			stop(fmt.Errorf("writing the record of %s: %w", rec.Key, err))
 			return
 		}
 		if rec.Error != "" {
@@ -488,7 +656,12 @@ func runTasks(ctx context.Context, tasks []plan.Task, p *plan.Plan, items *itemS
 		pr.add(rec.Error != "")
 	})
 	pr.close(ctx.Err() != nil)
-	return recs, writeEr
+	if ctx.Err() == nil && runCtx.Err() != nil {
+		err := context.Cause(runCtx)
+		log.Error("the run stops: a record could not be written", "error", err, "recorded", len(recs), "started", started.Load())
+		return recs, err
+	}
+	return recs, nil
 }
 
 // runTask runs one task and builds its record. ok is false when the task was cut short by
@@ -519,6 +692,7 @@ func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet, env
 	rec.DataParams = it.DataParams
 	rec.MissingCells = it.MissingCells
 	rec.LeafPositions = it.Positions
+	rec.Warnings = slices.Clone(it.Warnings) // the data's warnings, in failed records too
 	if it.Labels != nil {
 		rec.LeafNames, rec.LeafLabels = it.Names, it.Labels
 	}
@@ -541,7 +715,7 @@ func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet, env
 	}
 	rec.Clusters = sol.clusters
 	rec.Newick = sol.tree.Newick(it.Names)
-	rec.Warnings = sol.warnings
+	rec.Warnings = append(rec.Warnings, sol.warnings...)
 	if sol.fill != nil {
 		sol.fill(&rec)
 	}

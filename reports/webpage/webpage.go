@@ -72,6 +72,12 @@ func Write(dir string) (string, error) {
 		}
 		return "", fmt.Errorf("webpage: %w", err)
 	}
+	return WriteFor(dir, m)
+}
+
+// WriteFor is Write with the run's manifest given, for a run that writes its page before its
+// final manifest.
+func WriteFor(dir string, m results.Manifest) (string, error) {
 	p, err := build(dir, m)
 	if err != nil {
 		return "", fmt.Errorf("webpage: %w", err)

@@ -1,0 +1,42 @@
+package runner
+
+import (
+	"os"
+	"sync"
+)
+
+// reserveBytes is the disk space a run keeps in reserve while it runs: more than a manifest and
+// the last lines of its log take.
+const reserveBytes = 256 << 10
+
+// reserved is a file of reserveBytes zeros in the run directory, written (not sparse) so that its
+// blocks are taken, and removed to free them when the run ends or when the final manifest cannot
+// be written otherwise (a full disk).
+type reserved struct {
+	path string
+	once sync.Once
+	ok   bool // the file was written whole
+}
+
+// reserveSpace writes the reserve file. It is best effort: on a disk already too full, or a
+// file system that cannot tell, the run goes on without it.
+func reserveSpace(path string) *reserved {
+	r := &reserved{path: path}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		return r
+	}
+	_, werr := f.Write(make([]byte, reserveBytes))
+	serr := f.Sync()
+	cerr := f.Close()
+	r.ok = werr == nil && serr == nil && cerr == nil
+	return r
+}
+
+// release removes the reserve file, and reports whether it freed space (the file had been
+// written whole and is removed now, the first time release is called).
+func (r *reserved) release() bool {
+	freed := false
+	r.once.Do(func() { freed = os.Remove(r.path) == nil && r.ok })
+	return freed
+}
