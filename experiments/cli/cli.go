@@ -111,7 +111,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "report":
 		return cmdReport(ctx, rest, stdout, stderr)
 	case "compare":
-		return cmdCompare(rest, stdout, stderr)
+		return cmdCompare(ctx, rest, stdout, stderr)
 	case "validate":
 		return cmdValidate(ctx, rest, stdout, stderr)
 	case "plan":
@@ -199,6 +199,9 @@ func load(ctx context.Context, path, dataDir string, check bool, stderr io.Write
 	}
 	if err := p.CheckMemory(workersOf(p, 0), nil); check && err != nil {
 		return fail(fmt.Errorf("%s: %w", path, err))
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err) // a config that reads no file, validated while Ctrl-C was pressed
 	}
 	for _, w := range p.Warnings {
 		fmt.Fprintln(stderr, "hcbench: warning:", w)
@@ -541,7 +544,7 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-func cmdCompare(args []string, stdout, stderr io.Writer) int {
+func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("compare", stderr, "compare [-log-likelihood X] [-exact-gap X] [-log-evidence X] [-purity X] [-time X] [-allow-missing] OLD NEW")
 	// The thresholds default to NEW's config (its manifest); a flag given overrides one.
 	ll := fs.Float64("log-likelihood", 0, "largest drop of the mean log-likelihood (nats) (default: NEW's config)")
@@ -560,7 +563,11 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	var runs [2]compare.Run
 	for i, d := range dirs {
-		m, recs, err := runner.Open(d)
+		m, recs, err := runner.Open(ctx, d)
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "hcbench: interrupted:", context.Cause(ctx))
+			return ExitInterrupted
+		}
 		if err != nil {
 			fmt.Fprintln(stderr, "hcbench:", err)
 			return ExitFailure

@@ -226,7 +226,7 @@ func TestMemoryRefusedUpFront(t *testing.T) {
 		want         []string
 	}{
 		{"a trillion jets", "version: 1\nname: m\ndatasets:\n  - {name: q, generator: ginkgo, jets: 1000000000000, t_cut: 16}\nalgorithms: [truth]\n",
-			[]string{"opening the data sets and listing the tasks would take about", "the plan of data set q (1000000000000 items × 1 algorithms)", "this process may use", "lower the data sets' counts"}},
+			[]string{"opening the data sets and listing the tasks would take about", "the plan of data set q (1000000000000 items × 1 algorithm)", "this process may use", "lower the data sets' counts"}},
 		{"1e8 jets", "version: 1\nname: m\ndatasets:\n  - {name: q, generator: ginkgo, jets: 100000000, t_cut: 16}\nalgorithms: [truth, greedy]\n",
 			[]string{"the plan of data set q (100000000 items × 2 algorithms)"}},
 		{"correlation weights of 2e6 points", "version: 1\nname: m\ndatasets:\n  - {name: p, generator: mixture, points: 2000000}\nalgorithms: [greedy]\n",
@@ -324,4 +324,27 @@ func runOKErr(t *testing.T, args ...string) (string, string) {
 		t.Fatalf("%s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
 	}
 	return stdout, stderr
+}
+
+// TestEveryCommandInterrupted: with its context cancelled (Ctrl-C), every command that reads or
+// writes exits 130 and writes no partial output.
+func TestEveryCommandInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "small.yaml", smallConfig)
+	done := filepath.Join(dir, "done")
+	runOK(t, "run", cfg, "-out", done)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, args := range [][]string{
+		{"run", cfg, "-out", filepath.Join(dir, "run")},
+		{"validate", cfg},
+		{"plan", cfg},
+		{"report", done},
+		{"compare", done, done},
+		{"data", "fetch", "-data", filepath.Join(dir, "data"), "-mirror", "http://127.0.0.1:1"},
+	} {
+		if code, stdout, stderr := run(t, ctx, args...); code != ExitInterrupted {
+			t.Errorf("%s: exit %d, want %d\n%s%s", strings.Join(args, " "), code, ExitInterrupted, stdout, stderr)
+		}
+	}
 }

@@ -164,17 +164,17 @@ func TestSignalsInEveryPhase(t *testing.T) {
 	}
 }
 
-// TestGoRunSIGTERM runs hcbench as `go run` does (a binary in the go command's work directory,
-// …/go-build…/b001/exe/, started by a parent that does not pass SIGTERM on) and sends SIGTERM to
-// that parent: hcbench must notice that its parent ended, stop, and mark its run interrupted,
-// instead of running on with nobody waiting for it and holding the run's lock.
+// TestGoRunSIGTERM runs hcbench as `go run` does (a binary in the go build cache, started by a
+// parent that does not pass SIGTERM on) and sends SIGTERM to that parent: hcbench must notice that
+// its parent ended, stop, and mark its run interrupted, instead of running on with nobody waiting
+// for it and holding the run's lock.
 func TestGoRunSIGTERM(t *testing.T) {
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	exeDir := filepath.Join(dir, "go-build123", "b001", "exe")
+	exeDir := filepath.Join(dir, "go-build", "c4", "c4"+strings.Repeat("0123456789abcdef", 4)[2:]+"-d")
 	if err := os.MkdirAll(exeDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -231,5 +231,23 @@ func TestGoRunSIGTERM(t *testing.T) {
 			t.Fatalf("resume: exit %d\n%s%s", code, stdout, stderr)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestBuiltByGoRun tells go run's binaries (in the build cache since Go 1.24, in the go command's
+// work directory before) from built ones.
+func TestBuiltByGoRun(t *testing.T) {
+	hash := strings.Repeat("0123456789abcdef", 4)
+	for exe, want := range map[string]bool{
+		"/root/.cache/go-build/01/" + hash + "-d/hcbench": true,
+		"/tmp/go-build1234/b001/exe/hcbench":              true,
+		"/home/me/hcbench/bin/hcbench":                    false,
+		"/root/.cache/go-build/ff/" + hash + "-d/hcbench": false, // the folder is not its hash's
+		"/tmp/go-build1234/b001/hcbench.test":             false, // go test's binary
+		"/usr/local/bin/hcbench":                          false,
+	} {
+		if got := builtByGoRun(exe); got != want {
+			t.Errorf("builtByGoRun(%s) = %v, want %v", exe, got, want)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"hcbench/experiments/config"
 	"hcbench/experiments/inputs"
 	"hcbench/experiments/memory"
+	"hcbench/experiments/results"
 )
 
 // The memory estimates: what a plan, its items, its records and its tasks hold, in bytes, so
@@ -187,13 +188,13 @@ func preEstimate(cfg *config.Config) Estimate {
 		if s, ok := inputs.GeneratedSize(ds); ok {
 			items := int64(s.Items)
 			algs := int64(len(cfg.Algorithms))
-			e.add(fmt.Sprintf("the plan of data set %s (%d items × %d algorithms)", ds.Name, items, algs),
+			e.add(fmt.Sprintf("the plan of data set %s (%d items × %d %s)", ds.Name, items, algs, results.Plural(int(algs), "algorithm", "algorithms")),
 				satMul(items, satAdd(planItemBytes, satMul(algs, planTaskBytes))))
 			continue
 		}
 		if v, ok := ds.Source.(interface{ Vectors() config.VectorData }); ok && v.Vectors().Subsamples > 0 {
 			items, algs := int64(v.Vectors().Subsamples), int64(len(cfg.Algorithms))
-			e.add(fmt.Sprintf("the plan of data set %s (%d subsamples × %d algorithms)", ds.Name, items, algs),
+			e.add(fmt.Sprintf("the plan of data set %s (%d subsamples × %d %s)", ds.Name, items, algs, results.Plural(int(algs), "algorithm", "algorithms")),
 				satMul(items, satAdd(planItemBytes, satMul(algs, planTaskBytes))))
 		}
 		path := cfg.Resolve(config.SourcePath(ds.Source))

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"hcbench/datasets/datafile"
 	"hcbench/experiments/config"
 	"hcbench/experiments/results"
 	"hcbench/reports"
@@ -67,9 +68,9 @@ func CheckReports(names []string) error {
 	return nil
 }
 
-// Open reads a whole or merged run directory: its manifest and records. A directory of shards
-// is refused with a hint to merge them.
-func Open(dir string) (results.Manifest, []results.Record, error) {
+// Open reads a whole or merged run directory: its manifest and records, the records through ctx
+// (a cancelled ctx stops the reading). A directory of shards is refused with a hint to merge them.
+func Open(ctx context.Context, dir string) (results.Manifest, []results.Record, error) {
 	m, err := results.ReadManifest(filepath.Join(dir, ManifestFile))
 	if errors.Is(err, os.ErrNotExist) {
 		if shards, _ := filepath.Glob(filepath.Join(dir, "manifest-shard-*-of-*.json")); len(shards) > 0 {
@@ -80,7 +81,12 @@ func Open(dir string) (results.Manifest, []results.Record, error) {
 	if err != nil {
 		return m, nil, err
 	}
-	recs, err := results.ReadFile(filepath.Join(dir, ResultsFile))
+	f, err := datafile.Open(ctx, filepath.Join(dir, ResultsFile))
+	if err != nil {
+		return m, nil, err
+	}
+	defer f.Close()
+	recs, err := results.Read(f, f.Name())
 	return m, recs, err
 }
 
@@ -95,7 +101,7 @@ func Open(dir string) (results.Manifest, []results.Record, error) {
 func Rebuild(ctx context.Context, dir string, only []string) (results.Manifest, []string, error) {
 	var m results.Manifest
 	if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err != nil {
-		if _, _, oerr := Open(dir); oerr != nil {
+		if _, _, oerr := Open(ctx, dir); oerr != nil {
 			return m, nil, oerr // says what dir holds instead
 		}
 		return m, nil, err
@@ -106,7 +112,7 @@ func Rebuild(ctx context.Context, dir string, only []string) (results.Manifest, 
 		return m, nil, err
 	}
 	defer lock.Close()
-	m, recs, err := Open(dir)
+	m, recs, err := Open(ctx, dir)
 	if err != nil {
 		return m, nil, err
 	}
