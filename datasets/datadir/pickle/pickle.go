@@ -151,6 +151,29 @@ func (m *machine) errf(at int, format string, args ...any) error {
 	return fmt.Errorf("pickle: byte %d: %s", at, fmt.Sprintf(format, args...))
 }
 
+// uint reads an opcode's argument: an unsigned little-endian integer of n bytes (1, 2 or 4).
+func (m *machine) uint(n int) (uint64, error) {
+	b, err := m.take(n)
+	if err != nil {
+		return 0, err
+	}
+	var v uint64
+	for i := n - 1; i >= 0; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	return v, nil
+}
+
+// memoIndex reads the argument of a memo opcode: one byte for the short form, four for the long.
+func (m *machine) memoIndex(short bool) (int64, error) {
+	n := 4
+	if short {
+		n = 1
+	}
+	v, err := m.uint(n)
+	return int64(v), err
+}
+
 func (m *machine) take(n int) ([]byte, error) {
 	if n < 0 || m.pos+n > len(m.data) {
 		return nil, m.errf(m.pos, "truncated: %d bytes wanted, %d left", n, len(m.data)-m.pos)
@@ -250,19 +273,9 @@ func (m *machine) run() (any, error) {
 			}
 			m.push(g)
 		case 'q', 'r': // BINPUT, LONG_BINPUT
-			var idx int64
-			if op == 'q' {
-				b, err := m.take(1)
-				if err != nil {
-					return nil, err
-				}
-				idx = int64(b[0])
-			} else {
-				b, err := m.take(4)
-				if err != nil {
-					return nil, err
-				}
-				idx = int64(binary.LittleEndian.Uint32(b))
+			idx, err := m.memoIndex(op == 'q')
+			if err != nil {
+				return nil, err
 			}
 			v, err := m.top()
 			if err != nil {
@@ -270,49 +283,32 @@ func (m *machine) run() (any, error) {
 			}
 			m.memo[idx] = v
 		case 'h', 'j': // BINGET, LONG_BINGET
-			var idx int64
-			if op == 'h' {
-				b, err := m.take(1)
-				if err != nil {
-					return nil, err
-				}
-				idx = int64(b[0])
-			} else {
-				b, err := m.take(4)
-				if err != nil {
-					return nil, err
-				}
-				idx = int64(binary.LittleEndian.Uint32(b))
+			idx, err := m.memoIndex(op == 'h')
+			if err != nil {
+				return nil, err
 			}
 			v, ok := m.memo[idx]
 			if !ok {
 				return nil, m.errf(at, "memo %d read before it was written", idx)
 			}
 			m.push(v)
-		case 'J':
-			b, err := m.take(4)
+		case 'J', 'K', 'M': // BININT (signed, 4 bytes), BININT1 (1), BININT2 (2)
+			n := map[byte]int{'J': 4, 'K': 1, 'M': 2}[op]
+			v, err := m.uint(n)
 			if err != nil {
 				return nil, err
 			}
-			m.push(int64(int32(binary.LittleEndian.Uint32(b))))
-		case 'K':
-			b, err := m.take(1)
-			if err != nil {
-				return nil, err
+			if op == 'J' {
+				m.push(int64(int32(uint32(v))))
+			} else {
+				m.push(int64(v))
 			}
-			m.push(int64(b[0]))
-		case 'M':
-			b, err := m.take(2)
-			if err != nil {
-				return nil, err
-			}
-			m.push(int64(binary.LittleEndian.Uint16(b)))
 		case 0x8a: // LONG1
-			b, err := m.take(1)
+			n, err := m.uint(1)
 			if err != nil {
 				return nil, err
 			}
-			raw, err := m.take(int(b[0]))
+			raw, err := m.take(int(n))
 			if err != nil {
 				return nil, err
 			}
