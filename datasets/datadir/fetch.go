@@ -366,6 +366,12 @@ func sum(b []byte) string {
 
 // fileSum returns the SHA-256 of a file's bytes.
 func fileSum(path string) (string, error) {
+	// A FIFO or device would block the open or the read, without a context to end the wait.
+	if st, err := os.Stat(path); err != nil {
+		return "", err
+	} else if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file (%v)", path, st.Mode().Type())
+	}
 	fh, err := os.Open(path)
 	if err != nil {
 		return "", err

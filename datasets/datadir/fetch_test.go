@@ -320,6 +320,27 @@ func TestCheckStates(t *testing.T) {
 	}
 }
 
+// TestCheckFIFO: a FIFO in the data directory is reported as unreadable, not waited on (verify
+// and list would block until a writer came, deaf to Ctrl-C).
+func TestCheckFIFO(t *testing.T) {
+	dir := t.TempDir()
+	set := testSet()
+	os.MkdirAll(filepath.Join(dir, "tiny"), 0o755)
+	if err := mkfifo(filepath.Join(dir, "tiny", "a.txt")); err != nil {
+		t.Skipf("no FIFO: %v", err)
+	}
+	done := make(chan SetStatus, 1)
+	go func() { done <- Check(dir, &set) }()
+	select {
+	case st := <-done:
+		if st.State != SetModified || !strings.Contains(strings.Join(st.Problems(), "\n"), "is not a regular file") {
+			t.Errorf("a FIFO: %v %q", st.State, st.Problems())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Check waits on a FIFO")
+	}
+}
+
 func TestCatalogWellFormed(t *testing.T) {
 	hex := regexp.MustCompile(`^[0-9a-f]{64}$`)
 	commit := regexp.MustCompile(`^[0-9a-f]{40}$`)

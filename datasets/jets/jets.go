@@ -272,12 +272,18 @@ const MaxLine = 64 << 20
 // memory stays within about MaxLine besides what the jets read so far take, which is in proportion
 // to the text. r is only read, never seeked, so it may be a pipe.
 func Read(r io.Reader, name string) ([]Jet, error) {
+	return ReadLimit(r, name, 0)
+}
+
+// ReadLimit is Read that stops after the first limit jets (limit ≤ 0: all of them), leaving the
+// rest of r unread, so that a config's limit holds only the jets it uses.
+func ReadLimit(r io.Reader, name string, limit int) ([]Jet, error) {
 	lr := linelimit.NewReader(r, MaxLine)
 	var out []Jet
 	bad := badlines.New(name)
 	seen := map[ID]int{}
 	line := 0
-	for {
+	for limit <= 0 || len(out) < limit {
 		raw, err := lr.Line()
 		if err == io.EOF {
 			break

@@ -40,3 +40,17 @@ func TestReadFileDevZero(t *testing.T) {
 		t.Fatalf("error %v, want it to contain %q", err, want)
 	}
 }
+
+// TestReadLimit: ReadLimit keeps the first limit jets and stops reading there, so that a config's
+// limit holds only the jets it uses (a bad line after them is not read).
+func TestReadLimit(t *testing.T) {
+	other := strings.Replace(jet3, `"id": "a"`, `"id": "b"`, 1)
+	r := strings.NewReader(jet3 + "\n\n" + other + "\nnot a jet\n")
+	js, err := jets.ReadLimit(r, "x.jsonl", 2)
+	if err != nil || len(js) != 2 || js[1].ID != "b" {
+		t.Fatalf("ReadLimit 2: %d jets, %v", len(js), err)
+	}
+	if _, err := jets.ReadLimit(strings.NewReader(jet3+"\nnot a jet\n"), "x.jsonl", 0); err == nil || !strings.Contains(err.Error(), "x.jsonl:2: not a jet") {
+		t.Fatalf("ReadLimit 0 reads every line: %v", err)
+	}
+}

@@ -52,6 +52,11 @@ type CSVOptions struct {
 // Within them, memory grows in proportion to the text read. r is only read, never seeked, so it
 // may be a pipe.
 func ReadCSV(r io.Reader, name string, o CSVOptions) (*Data, error) {
+	return readCSV(r, name, o, 0)
+}
+
+// readCSV is ReadCSV with a bound on the whole text (see ReadLimit).
+func readCSV(r io.Reader, name string, o CSVOptions, maxText int64) (*Data, error) {
 	mode := o.Header
 	if mode == "" {
 		mode = "names"
@@ -59,7 +64,7 @@ func ReadCSV(r io.Reader, name string, o CSVOptions) (*Data, error) {
 	if mode != "names" && mode != "none" && mode != "sklearn" {
 		return nil, fmt.Errorf("%s: unknown header kind %q (want names, none or sklearn)", name, o.Header)
 	}
-	lr, err := openInput(r, name)
+	lr, err := openInput(r, name, maxText)
 	if err != nil {
 		return nil, err
 	}

@@ -140,14 +140,21 @@ func ReadFile(path, format string, o CSVOptions) (*Data, error) {
 // Read reads data in format "pam50" (ReadPAM50) or "csv" (ReadCSV) from r; name labels errors.
 // CSV options with format "pam50" are an error, as for ReadFile.
 func Read(r io.Reader, name, format string, o CSVOptions) (*Data, error) {
+	return ReadLimit(r, name, format, o, 0)
+}
+
+// ReadLimit is Read that stops with an error (a *linelimit.TooMuchError, at its line) once the
+// text, decompressed, goes on past maxText bytes (maxText ≤ 0: no such bound): a bound on what
+// the parsed data hold, for a stream or compressed file whose size is not known before reading.
+func ReadLimit(r io.Reader, name, format string, o CSVOptions, maxText int64) (*Data, error) {
 	switch format {
 	case "pam50":
 		if o.Header != "" || o.LabelColumn != "" || o.NameColumn != "" || len(o.Ignore) > 0 || o.Unknown != "" {
 			return nil, fmt.Errorf("%s: CSV options (header, label, name, ignored columns, unknown label) do not apply to format pam50", name)
 		}
-		return ReadPAM50(r, name)
+		return readPAM50(r, name, maxText)
 	case "csv":
-		return ReadCSV(r, name, o)
+		return readCSV(r, name, o, maxText)
 	}
 	return nil, fmt.Errorf("%s: unknown format %q (want pam50 or csv)", name, format)
 }

@@ -166,3 +166,22 @@ func TestGzipBomb(t *testing.T) {
 		t.Fatalf("at the limit: %v", err)
 	}
 }
+
+// TestReadLimitText: ReadLimit stops data whose text, decompressed, goes on past its bound, at the
+// line reached, for CSV (gzip data included) and the PAM50 TSV; text up to the bound is read.
+func TestReadLimitText(t *testing.T) {
+	text := "x\n" + strings.Repeat("1\n", 1000) // 2002 bytes
+	o := labelled.CSVOptions{LabelColumn: "none"}
+	for _, in := range []string{text, gz(t, text)} {
+		if _, err := labelled.ReadLimit(strings.NewReader(in), "x.csv", "csv", o, 1000); err == nil || !strings.Contains(err.Error(), "x.csv:501: the data go on past 1000 bytes of text") {
+			t.Errorf("over the bound: %v", err)
+		}
+		if d, err := labelled.ReadLimit(strings.NewReader(in), "x.csv", "csv", o, int64(len(text))); err != nil || d.Len() != 1000 {
+			t.Errorf("at the bound: %v", err)
+		}
+	}
+	tsv := "\tS1\nsubtype\tA\n" + strings.Repeat("G\t1\n", 100)
+	if _, err := labelled.ReadLimit(strings.NewReader(tsv), "x.tsv", "pam50", labelled.CSVOptions{}, 100); err == nil || !strings.Contains(err.Error(), "the data go on past 100 bytes of text") {
+		t.Errorf("PAM50 over the bound: %v", err)
+	}
+}

@@ -36,7 +36,10 @@ var (
 // byte order mark at the start of the (decompressed) text removed, as lines of at most lineLimit
 // bytes; decompressed gzip data stop with an error after gzipLimit bytes. r is only read, never
 // seeked, so it may be a pipe.
-func openInput(r io.Reader, name string) (*linelimit.Reader, error) {
+//
+// maxText > 0 bounds the whole text (decompressed): reading stops with a *linelimit.TooMuchError
+// past it (see ReadLimit).
+func openInput(r io.Reader, name string, maxText int64) (*linelimit.Reader, error) {
 	br := bufio.NewReaderSize(r, linelimit.BufSize)
 	magic, err := br.Peek(2)
 	if err != nil && err != io.EOF {
@@ -48,6 +51,9 @@ func openInput(r io.Reader, name string) (*linelimit.Reader, error) {
 			return nil, fmt.Errorf("%s: starts like gzip but is not a valid gzip stream: %v", name, err)
 		}
 		br = bufio.NewReaderSize(&gzipData{r: gz, max: gzipLimit}, linelimit.BufSize)
+	}
+	if maxText > 0 {
+		br = bufio.NewReaderSize(linelimit.Capped(br, maxText), linelimit.BufSize)
 	}
 	bom, err := br.Peek(3)
 	if err != nil && err != io.EOF {
@@ -162,7 +168,12 @@ func (lr *lineReader) nextNonBlank() (string, bool, error) {
 // error naming the line and the limit, having held about the limit in memory. Within them, memory
 // grows in proportion to the text read. r is only read, never seeked, so it may be a pipe.
 func ReadPAM50(r io.Reader, name string) (*Data, error) {
-	br, err := openInput(r, name)
+	return readPAM50(r, name, 0)
+}
+
+// readPAM50 is ReadPAM50 with a bound on the whole text (see ReadLimit).
+func readPAM50(r io.Reader, name string, maxText int64) (*Data, error) {
+	br, err := openInput(r, name, maxText)
 	if err != nil {
 		return nil, err
 	}

@@ -174,10 +174,11 @@ func dataFlag(fs *flag.FlagSet) *string {
 
 // load reads a config and opens its plan, with the data directory dataDir (the -data flag; ""
 // for the default); with check, it also checks the memory that all the plan's tasks would take
-// on the config's workers (a run checks its own shard on its own workers). Problems go to
-// stderr; code is the exit code to return when p is nil: ExitFailure, or ExitInterrupted when
-// ctx was cancelled.
-func load(ctx context.Context, path, dataDir string, check bool, stderr io.Writer) (p *plan.Plan, code int) {
+// on the config's workers (a run checks its own shard on its own workers). shards, when not nil,
+// gives the number of shards of the run, so that the estimate made before the plan is made
+// counts one shard's items and records. Problems go to stderr; code is the exit code to return
+// when p is nil: ExitFailure, or ExitInterrupted when ctx was cancelled.
+func load(ctx context.Context, path, dataDir string, check bool, shards func(*config.Config) int, stderr io.Writer) (p *plan.Plan, code int) {
 	fail := func(err error) (*plan.Plan, int) {
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "hcbench: interrupted:", context.Cause(ctx))
@@ -194,7 +195,11 @@ func load(ctx context.Context, path, dataDir string, check bool, stderr io.Write
 	if err != nil {
 		return fail(err)
 	}
-	if p, err = plan.New(ctx, cfg); err != nil {
+	n := 1
+	if shards != nil {
+		n = shards(cfg)
+	}
+	if p, err = plan.NewShard(ctx, cfg, n); err != nil {
 		return fail(err)
 	}
 	if err := p.CheckMemory(workersOf(p, 0), nil); check && err != nil {
@@ -222,7 +227,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	code := ExitOK
 	for _, f := range files {
-		p, c := load(ctx, f, *dataDir, true, stderr)
+		p, c := load(ctx, f, *dataDir, true, nil, stderr)
 		if c == ExitInterrupted {
 			return c
 		}
@@ -258,7 +263,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return ExitUsage
 	}
-	p, code := load(ctx, files[0], *dataDir, true, stderr)
+	p, code := load(ctx, files[0], *dataDir, true, nil, stderr)
 	if p == nil {
 		return code
 	}
@@ -293,7 +298,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hcbench: -workers must be 0 (all cores) or positive, got %d\n", *workers)
 		return ExitUsage
 	}
-	p, code := load(ctx, files[0], *dataDir, false, stderr)
+	shardsOf := func(cfg *config.Config) int {
+		if s, err := chooseShard(*shardSpec, *shardCount, cfg.Shards, os.Getenv); err == nil && s != nil {
+			return s.Count
+		}
+		return 1 // a bad shard is reported once the plan is made
+	}
+	p, code := load(ctx, files[0], *dataDir, false, shardsOf, stderr)
 	if p == nil {
 		return code
 	}
@@ -324,6 +335,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		ProgressEvery:   *every,
 	})
 	if err != nil {
+		if o == nil && ctx.Err() != nil {
+			// Interrupted before the run started (reading the records to resume): nothing ran.
+			fmt.Fprintln(stderr, "hcbench: interrupted:", context.Cause(ctx))
+			return ExitInterrupted
+		}
 		fmt.Fprintln(stderr, "hcbench:", err)
 		if o == nil {
 			return ExitFailure

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 
+	"hcbench/experiments/inputs"
+	"hcbench/experiments/memory"
 	"hcbench/experiments/results"
 	"hcbench/experiments/runner"
 )
@@ -226,13 +228,19 @@ func TestMemoryRefusedUpFront(t *testing.T) {
 		want         []string
 	}{
 		{"a trillion jets", "version: 1\nname: m\ndatasets:\n  - {name: q, generator: ginkgo, jets: 1000000000000, t_cut: 16}\nalgorithms: [truth]\n",
-			[]string{"opening the data sets and listing the tasks would take about", "the plan of data set q (1000000000000 items × 1 algorithm)", "this process may use", "lower the data sets' counts"}},
+			[]string{"the run would take about", "the plan of data set q (1000000000000 items × 1 algorithm)", "this process may use", "lower the data sets' counts"}},
 		{"1e8 jets", "version: 1\nname: m\ndatasets:\n  - {name: q, generator: ginkgo, jets: 100000000, t_cut: 16}\nalgorithms: [truth, greedy]\n",
 			[]string{"the plan of data set q (100000000 items × 2 algorithms)"}},
 		{"correlation weights of 2e6 points", "version: 1\nname: m\ndatasets:\n  - {name: p, generator: mixture, points: 2000000}\nalgorithms: [greedy]\n",
 			[]string{"algorithms[0] (greedy) cannot run on data set p: an item of 2000000 leaves needs about 29.1 TiB"}},
 		{"bhc on a million points", "version: 1\nname: m\ndatasets:\n  - {name: p, generator: mixture, points: 1000000, split_model: none}\nalgorithms: [bhc]\n",
 			[]string{"algorithms[0] (bhc) cannot run on data set p: an item of 1000000 leaves needs about 43.7 TiB"}},
+		{"2e7 jets, whose plan fits but whose items do not", "version: 1\nname: m\ndatasets:\n  - {name: q, generator: ginkgo, jets: 20000000, t_cut: 16}\nalgorithms: [truth]\n",
+			[]string{"the run would take about", "the 20000000 items of data set q", "the records of data set q"}},
+		{"a beam size whose estimate would overflow", "version: 1\nname: m\ndatasets:\n  - {name: q, generator: ginkgo, jets: 2, t_cut: 16, max_leaves: 9}\nalgorithms: [{name: beam, beam_size: 576460752303423488}]\n",
+			[]string{"algorithms[0] (beam) cannot run on data set q", "lower beam_size"}},
+		{"a CSV file whose rows would not fit", "version: 1\nname: m\ndatasets:\n  - {name: r, file: huge.csv, split_model: none}\nalgorithms: [bhc]\n",
+			[]string{"m.yaml:4: datasets[0].file: ", "huge.csv holds", "that reading a data file may take; read a smaller file"}},
 		{"a trellis memory limit beyond the machine", "version: 1\nname: m\ndatasets:\n  - {name: q, generator: ginkgo, jets: 2, t_cut: 16, max_leaves: 9}\nalgorithms: [{name: trellis, memory_limit: 100TiB}]\n",
 			[]string{"m.yaml:5: algorithms[0].memory_limit: 100.0 TiB is more than this process may use"}},
 		{"a trellis over 30 rows", "version: 1\nname: m\ndatasets:\n  - {name: r, file: rows40.csv}\nalgorithms: [trellis]\n",
@@ -244,6 +252,16 @@ func TestMemoryRefusedUpFront(t *testing.T) {
 		rows.WriteString(strings.Repeat("1", i+1) + ",2,a\n")
 	}
 	writeFile(t, dir, "rows40.csv", rows.String())
+	// A sparse file larger than half the memory at inputs.CSVBytesPerByte bytes a byte: refused by
+	// its size, never read.
+	huge, err := os.Create(filepath.Join(dir, "huge.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := huge.Truncate(memory.Budget()/inputs.CSVBytesPerByte + 1); err != nil {
+		t.Skipf("no sparse file: %v", err)
+	}
+	huge.Close()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := writeFile(t, dir, "m.yaml", c.config)
@@ -333,10 +351,15 @@ func TestEveryCommandInterrupted(t *testing.T) {
 	cfg := writeFile(t, dir, "small.yaml", smallConfig)
 	done := filepath.Join(dir, "done")
 	runOK(t, "run", cfg, "-out", done)
+	shards := filepath.Join(dir, "shards")
+	runOK(t, "run", cfg, "-out", shards, "-shard", "0/2")
+	runOK(t, "run", cfg, "-out", shards, "-shard", "1/2")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, args := range [][]string{
 		{"run", cfg, "-out", filepath.Join(dir, "run")},
+		{"run", cfg, "-out", done}, // a resume, reading the records
+		{"merge", "-out", filepath.Join(dir, "merged"), shards},
 		{"validate", cfg},
 		{"plan", cfg},
 		{"report", done},

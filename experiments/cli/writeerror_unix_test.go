@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"hcbench/experiments/results"
 	"hcbench/experiments/runner"
@@ -170,4 +171,134 @@ algorithms: [truth, greedy]
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// TestKilledWhileWritingReports kills, with SIGKILL, a run that is writing its reports (held
+// there by a FIFO in place of reports/summary.md whose reader does not read): the manifest must
+// not say complete then, nor after the kill, and the same command completes the run.
+func TestKilledWhileWritingReports(t *testing.T) {
+	dir := t.TempDir()
+	var cfgText strings.Builder
+	cfgText.WriteString("version: 1\nname: k\ndatasets:\n  - {name: q, generator: ginkgo, jets: 1, min_leaves: 5, max_leaves: 7, t_cut: 16}\nalgorithms:\n")
+	for i := range 1200 { // a summary of about 100 KB: more than a pipe holds
+		fmt.Fprintf(&cfgText, "  - {name: greedy, label: g%d}\n", i)
+	}
+	cfg := writeFile(t, dir, "k.yaml", cfgText.String())
+	out := filepath.Join(dir, "run")
+	runOK(t, "run", cfg, "-out", out)
+	// A run killed after its last record: no reports, and a manifest that says running.
+	for _, f := range []string{runner.ReportsDir, runner.BenchFile, "index.html"} {
+		if err := os.RemoveAll(filepath.Join(out, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mp := filepath.Join(out, runner.ManifestFile)
+	m := readManifest(t, mp)
+	m.Status, m.End = results.StatusRunning, m.Start
+	writeManifest(t, mp, m)
+	fifo := filepath.Join(out, runner.ReportsDir, "summary.md")
+	os.MkdirAll(filepath.Dir(fifo), 0o755)
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no FIFO: %v", err)
+	}
+
+	cmd := command(t, "run", cfg, "-out", out)
+	var output syncBuffer
+	cmd.Stdout, cmd.Stderr = &output, &output
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Opening the FIFO returns once the run opens it to write its summary; not reading it, the
+	// run blocks there once the pipe is full.
+	opened := make(chan *os.File, 1)
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			t.Error(err)
+		}
+		opened <- f
+	}()
+	var r *os.File
+	select {
+	case r = <-opened:
+	case <-time.After(hangLimit):
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("the resume never wrote its summary:\n%s", output.String())
+	}
+	defer r.Close()
+	time.Sleep(200 * time.Millisecond) // the run fills the pipe and blocks
+	if m := readManifest(t, mp); m.Status == results.StatusComplete {
+		t.Errorf("while its reports are written, the manifest says %s", m.Status)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if m := readManifest(t, mp); m.Status == results.StatusComplete {
+		t.Errorf("killed while writing its reports, the manifest says %s", m.Status)
+	}
+	if err := os.Remove(fifo); err != nil {
+		t.Fatal(err)
+	}
+	runOK(t, "run", cfg, "-out", out)
+	if m := readManifest(t, mp); m.Status != results.StatusComplete {
+		t.Errorf("resumed: status %s", m.Status)
+	}
+	for _, f := range []string{"reports/summary.md", runner.BenchFile, "index.html"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("resume did not write %s: %v", f, err)
+		}
+	}
+}
+
+// TestMergeKilled kills, with SIGKILL, a merge that is writing its output (held there by a FIFO in
+// place of the shards' config.yaml, which it copies): the -out directory must not exist, so that
+// the same command then succeeds.
+func TestMergeKilled(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "small.yaml", smallConfig)
+	shards := filepath.Join(dir, "shards")
+	runOK(t, "run", cfg, "-out", shards, "-shard", "0/2")
+	runOK(t, "run", cfg, "-out", shards, "-shard", "1/2")
+	config := filepath.Join(shards, runner.ConfigFile)
+	text := mustRead(t, config)
+	os.Remove(config)
+	if err := syscall.Mkfifo(config, 0o644); err != nil {
+		t.Skipf("no FIFO: %v", err)
+	}
+	merged := filepath.Join(dir, "merged")
+	cmd := command(t, "merge", "-out", merged, shards)
+	var output syncBuffer
+	cmd.Stdout, cmd.Stderr = &output, &output
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Opening the FIFO to write returns once the merge opens it to read; it then waits for data.
+	opened := make(chan *os.File, 1)
+	go func() {
+		f, err := os.OpenFile(config, os.O_WRONLY, 0)
+		if err != nil {
+			t.Error(err)
+		}
+		opened <- f
+	}()
+	select {
+	case w := <-opened:
+		defer w.Close()
+	case <-time.After(hangLimit):
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("the merge never read the config:\n%s", output.String())
+	}
+	time.Sleep(100 * time.Millisecond)
+	cmd.Process.Kill()
+	cmd.Wait()
+	if _, err := os.Stat(merged); !os.IsNotExist(err) {
+		t.Errorf("a killed merge left %s: %v", merged, err)
+	}
+	os.Remove(config)
+	writeFile(t, shards, runner.ConfigFile, text)
+	runOK(t, "merge", "-out", merged, shards)
+	if m := readManifest(t, filepath.Join(merged, runner.ManifestFile)); m.Status != results.StatusComplete {
+		t.Errorf("merge after the killed one: status %q", m.Status)
+	}
 }

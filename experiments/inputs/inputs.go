@@ -24,9 +24,11 @@ import (
 	"hcbench/datasets/jets"
 	"hcbench/datasets/labelled"
 	"hcbench/experiments/config"
+	"hcbench/experiments/memory"
 	"hcbench/experiments/seeds"
 	"hcbench/generators/ginkgo"
 	"hcbench/generators/mixture"
+	"hcbench/internal/linelimit"
 )
 
 // Item is one unit of data that an algorithm clusters, for example one jet.
@@ -89,6 +91,20 @@ type Dataset struct {
 	size     Size
 	file     *FileSum
 }
+
+// CSVBytesPerByte and JetsBytesPerByte bound the memory that a data file's parsed contents take
+// per byte of its text, measured on linux/amd64 with Go 1.26 at the worst case, the shortest
+// lines (peak resident memory of `hcbench validate`): a CSV of 2-byte rows ("1\n") takes 65 bytes
+// a byte (a row's slice, name and counts), a jets file of 55-byte two-leaf jets 22. Memory
+// estimates multiply a file's size by them; a stream or compressed data, whose size is not known
+// before reading, are read up to the text whose contents fit in the memory the process may use.
+const CSVBytesPerByte, JetsBytesPerByte = 72, 24
+
+// MaxText is the most text of a data file that is read, given the memory its contents take per
+// byte: what fits in memory.Budget, the half of the memory the process may use. A larger regular
+// file is refused before it is read (by the plan's estimate); a stream, or compressed data, that
+// go on past it stop there with an error.
+func MaxText(bytesPerByte int64) int64 { return memory.Budget() / bytesPerByte }
 
 // Size describes a data set's items for the memory estimates made before they are loaded.
 type Size struct {
@@ -185,14 +201,11 @@ func Open(ctx context.Context, cfg *config.Config, ds config.Dataset) (*Dataset,
 	case *config.JetsFile:
 		var js []jets.Jet
 		err := d.readFile(ctx, cfg, src.Path, func(r io.Reader, name string) (err error) {
-			js, err = jets.Read(r, name)
+			js, err = jets.ReadLimit(linelimit.Capped(r, MaxText(JetsBytesPerByte)), name, src.Limit)
 			return err
 		})
 		if err != nil {
 			return nil, err
-		}
-		if src.Limit > 0 && src.Limit < len(js) {
-			js = js[:src.Limit]
 		}
 		path := cfg.Resolve(src.Path)
 		d.size = Size{Items: len(js), MinLeaves: math.MaxInt, Jets: true}
@@ -327,7 +340,7 @@ func (d *Dataset) openVectors(ctx context.Context, cfg *config.Config, file, for
 	path := cfg.Resolve(file)
 	var data *labelled.Data
 	err := d.readFile(ctx, cfg, file, func(r io.Reader, name string) (err error) {
-		data, err = labelled.Read(r, name, format, o)
+		data, err = labelled.ReadLimit(r, name, format, o, MaxText(CSVBytesPerByte))
 		return err
 	})
 	if err != nil {
@@ -363,7 +376,8 @@ func (d *Dataset) openVectors(ctx context.Context, cfg *config.Config, file, for
 				known++
 			}
 		}
-		n := min(known*vd.PerLabel+vd.Unknown, data.Len())
+		// per_label and unknown bounded first, so that absurd ones do not overflow.
+		n := min(known*min(vd.PerLabel, data.Len())+min(vd.Unknown, data.Len()), data.Len())
 		d.size.Items, d.size.MinLeaves, d.size.MaxLeaves = vd.Subsamples, n, n
 	}
 	d.load = func(ctx context.Context, i int) (*Item, error) {

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"hcbench/algorithms/bhc"
 	"hcbench/algorithms/model"
 	"hcbench/algorithms/trellis"
+	"hcbench/datasets/jets"
 	"hcbench/experiments/config"
 	"hcbench/experiments/inputs"
 	"hcbench/experiments/memory"
@@ -39,10 +41,9 @@ const (
 	linkagePairBytes = 16
 	// processBytes is the Go runtime and the binary.
 	processBytes = 32 << 20
-	// fileFactor bounds the memory of a data file's parsed contents by its size: a CSV cell of
-	// two bytes ("1,") becomes a float64, a short row a slice and a label (24 bytes of memory per
-	// byte of file at worst); a jets line a Jet a few times its text.
-	csvFileFactor, jetsFileFactor = 24, 8
+	// fileFactor bounds the memory of a data file's parsed contents by its size (see
+	// inputs.CSVBytesPerByte).
+	csvFileFactor, jetsFileFactor = inputs.CSVBytesPerByte, inputs.JetsBytesPerByte
 )
 
 // subsetBytes is the model's subset scorer's memory per subset (model.SubsetModel.SubsetBytes).
@@ -57,11 +58,11 @@ func subsetBytes(s inputs.Size) int {
 func itemBytes(s inputs.Size, n int) int64 {
 	nn := int64(n)
 	if s.Jets {
-		return jetItemBytes + jetLeafBytes*nn
+		return satAdd(jetItemBytes, satMul(jetLeafBytes, nn))
 	}
-	b := vectorItemBytes + vectorLeafBytes*nn + 8*nn*int64(s.Dims)
+	b := satAdd(vectorItemBytes+satMul(vectorLeafBytes, nn), satMul(8*nn, int64(s.Dims)))
 	if s.Weights {
-		b += 8 * nn * nn
+		b = satAdd(b, satMul(8*nn, nn))
 	}
 	return b
 }
@@ -80,7 +81,8 @@ func typicalLeaves(s inputs.Size) int {
 // size s, beyond the item and the record: the trellis's tables, BHC's pairs, linkage's matrices.
 func taskBytes(a config.Algorithm, s inputs.Size, n int) int64 {
 	nn := int64(n)
-	sq := func(k int64) int64 { return k * k }
+	// Saturating arithmetic: absurd parameters (beam_size: 2^59) must not wrap to small estimates.
+	sq := func(k int64) int64 { return satMul(k, k) }
 	switch p := a.Params.(type) {
 	case *config.TrellisParams:
 		if n > model.MaxSubsetItems {
@@ -94,27 +96,27 @@ func taskBytes(a config.Algorithm, s inputs.Size, n int) int64 {
 		}
 		return 20 << n
 	case *config.BHCParams, *config.BRTParams:
-		return pairBytes * sq(nn)
+		return satMul(pairBytes, sq(nn))
 	case *config.RBHCParams:
 		m := int64(p.M)
 		if m < 2 || m >= nn {
-			return pairBytes * sq(nn)
+			return satMul(pairBytes, sq(nn))
 		}
-		return pairBytes*sq(m) + 512*nn
+		return satAdd(satMul(pairBytes, sq(m)), satMul(512, nn))
 	case *config.EMBHCParams:
 		m := int64(max(p.M, p.ResolveM))
 		if p.M < 2 || int64(p.M) >= nn || p.ResolveM == 0 {
-			return pairBytes * sq(nn)
+			return satMul(pairBytes, sq(nn))
 		}
-		return pairBytes*sq(min(m, nn)) + 512*nn
+		return satAdd(satMul(pairBytes, sq(min(m, nn))), satMul(512, nn))
 	case *config.LinkageParams:
-		return linkagePairBytes * sq(nn)
+		return satMul(linkagePairBytes, sq(nn))
 	case *config.BeamParams:
-		return 32*int64(p.BeamSize.Of(n))*nn + 8*sq(nn)
+		return satAdd(satMul(satMul(32, int64(p.BeamSize.Of(n))), nn), satMul(8, sq(nn)))
 	case *config.SparseTrellisParams:
-		return 400*int64(p.MaxClusters) + 32*int64(p.BeamSize.Of(n))*nn
+		return satAdd(satMul(400, int64(p.MaxClusters)), satMul(satMul(32, int64(p.BeamSize.Of(n))), nn))
 	}
-	return 64 * nn // truth, greedy: a few slices of n
+	return satMul(64, nn) // truth, greedy: a few slices of n
 }
 
 // Estimate is a memory estimate and what makes it up, largest part first.
@@ -181,34 +183,110 @@ func tooLarge(what string, e Estimate, change string) error {
 
 // preEstimate bounds the memory that opening cfg's data sets and listing its tasks takes, from
 // the config alone (generated data sets' counts, data files' sizes), so that an impossible count
-// (jets: 1e12) is refused before anything is allocated.
-func preEstimate(cfg *config.Config) Estimate {
+// (jets: 1e12) is refused before anything is allocated. It adds what a run of one of shards shards
+// will hold at least of the items and records of its generated data sets and subsamples (Memory,
+// checked once the plan is made, counts them exactly), so that a count whose plan fits but whose
+// run does not (jets: 2e7) is refused before the plan is made, not after.
+//
+// A data file whose parsed contents would take more than memory.Budget, the half of the memory
+// that reading a data file may take (the readers stop a stream or compressed data there too:
+// inputs.MaxText), is a problem at its data set's file line.
+func preEstimate(cfg *config.Config, shards int) (Estimate, []error) {
 	var e Estimate
+	var problems []error
+	perShard := func(k int64) int64 { return (k + int64(shards) - 1) / int64(shards) }
 	for _, ds := range cfg.Datasets {
+		algs := int64(len(cfg.Algorithms))
 		if s, ok := inputs.GeneratedSize(ds); ok {
 			items := int64(s.Items)
-			algs := int64(len(cfg.Algorithms))
 			e.add(fmt.Sprintf("the plan of data set %s (%d items × %d %s)", ds.Name, items, algs, results.Plural(int(algs), "algorithm", "algorithms")),
 				satMul(items, satAdd(planItemBytes, satMul(algs, planTaskBytes))))
+			n, runs := typicalLeaves(s), int64(runsOn(cfg, ds, s.Jets))
+			// An item that alone exceeds the limit is left to feasibility, which names the
+			// algorithms that cannot run on it, at their lines, and what to change.
+			if k := perShard(items); runs > 0 && itemBytes(s, n) <= memory.Limit() {
+				e.add(fmt.Sprintf("the %d %s of data set %s", k, results.Plural(int(k), "item", "items"), ds.Name), satMul(k, itemBytes(s, n)))
+				e.add(fmt.Sprintf("the records of data set %s", ds.Name), satMul(perShard(satMul(items, runs)), recordBytes+recordLeafBytes*int64(n)))
+			}
 			continue
 		}
 		if v, ok := ds.Source.(interface{ Vectors() config.VectorData }); ok && v.Vectors().Subsamples > 0 {
-			items, algs := int64(v.Vectors().Subsamples), int64(len(cfg.Algorithms))
+			items := int64(v.Vectors().Subsamples)
 			e.add(fmt.Sprintf("the plan of data set %s (%d subsamples × %d %s)", ds.Name, items, algs, results.Plural(int(algs), "algorithm", "algorithms")),
 				satMul(items, satAdd(planItemBytes, satMul(algs, planTaskBytes))))
+			if k, runs := perShard(items), int64(runsOn(cfg, ds, false)); runs > 0 {
+				// Their leaves are not known before the file is read: the least an item and a
+				// record take.
+				e.add(fmt.Sprintf("the %d %s of data set %s", k, results.Plural(int(k), "item", "items"), ds.Name), satMul(k, vectorItemBytes))
+				e.add(fmt.Sprintf("the records of data set %s", ds.Name), satMul(perShard(satMul(items, runs)), recordBytes))
+			}
 		}
 		path := cfg.Resolve(config.SourcePath(ds.Source))
 		st, err := os.Stat(path)
 		if err != nil || !st.Mode().IsRegular() {
 			continue // missing files are reported by validation; streams by the readers' limits
 		}
-		factor := int64(csvFileFactor)
-		if _, ok := ds.Source.(*config.JetsFile); ok {
+		factor, size, limited := int64(csvFileFactor), st.Size(), false
+		if j, ok := ds.Source.(*config.JetsFile); ok {
 			factor = jetsFileFactor
+			if j.Limit > 0 {
+				// Only the first limit jets are read, each of at most one line; their size is not
+				// known before, and the reader stops at inputs.MaxText.
+				size = min(size, satMul(int64(j.Limit), jets.MaxLine))
+				limited = true
+			}
+		} else {
+			size = textSize(path, size)
 		}
-		e.add(fmt.Sprintf("reading data set %s (%s, %s)", ds.Name, config.SourcePath(ds.Source), memory.Format(st.Size())), satMul(st.Size(), factor))
+		need := satMul(size, factor)
+		if limited {
+			need = min(need, memory.Budget())
+		}
+		if need > memory.Budget() {
+			change := "read a smaller file (or a part of its rows)"
+			if factor == jetsFileFactor {
+				change = "read the first jets only (limit), or a smaller file"
+			}
+			problems = append(problems, cfg.Problem(&ds, "file", "%s holds %s of text, whose parsed contents would take about %s, more than %s, the half of the %s that reading a data file may take; %s",
+				path, memory.Format(size), memory.Format(need), memory.Format(memory.Budget()), memory.Describe(), change))
+			continue
+		}
+		e.add(fmt.Sprintf("reading data set %s (%s, %s)", ds.Name, config.SourcePath(ds.Source), memory.Format(st.Size())), need)
 	}
-	return e
+	return e, problems
+}
+
+// textSize returns the size of the text of a data file of size bytes: size, or for gzip data
+// the larger size that its trailer states (ISIZE: the uncompressed size modulo 2^32, which is
+// exact for what the readers accept, at most 1 GiB; the readers bound what a false one lets in).
+func textSize(path string, size int64) int64 {
+	f, err := os.Open(path)
+	if err != nil || size < 18 {
+		return size
+	}
+	defer f.Close()
+	var head [2]byte
+	var tail [4]byte
+	if _, err := f.ReadAt(head[:], 0); err != nil || head != [2]byte{0x1f, 0x8b} {
+		return size
+	}
+	if _, err := f.ReadAt(tail[:], size-4); err != nil {
+		return size
+	}
+	return max(size, int64(binary.LittleEndian.Uint32(tail[:])))
+}
+
+// runsOn counts the algorithm variants that get a task on every item of data set ds: those not
+// restricted to other data sets, truth only where every item has a generating tree (truth).
+func runsOn(cfg *config.Config, ds config.Dataset, truth bool) int {
+	n := 0
+	for _, a := range cfg.Algorithms {
+		if len(a.Datasets) > 0 && !slices.Contains(a.Datasets, ds.Name) || a.Name == "truth" && !truth {
+			continue
+		}
+		n++
+	}
+	return n
 }
 
 // Memory estimates what running the tasks of shard (nil: all) with workers at once takes: the
@@ -344,7 +422,13 @@ func cannotRun(a config.Algorithm, s inputs.Size, n int) string {
 	}
 	if need := satAdd(taskBytes(a, s, n), itemBytes(s, n)); need > memory.Limit() {
 		hint := "use smaller items (points, rows, subsamples) or an algorithm that needs less"
-		if s.Weights {
+		switch a.Params.(type) {
+		case *config.BeamParams:
+			hint = "lower beam_size, or use smaller items (points, rows, subsamples)"
+		case *config.SparseTrellisParams:
+			hint = "lower max_clusters or beam_size, or use smaller items (points, rows, subsamples)"
+		}
+		if s.Weights && satMul(8*int64(n), int64(n)) > memory.Limit()/2 {
 			hint = fmt.Sprintf("the correlation-clustering weights alone take %s; use smaller items (points, rows, subsamples), or split_model: none, which the Bayesian algorithms and euclidean linkage run without",
 				memory.Format(satMul(8*int64(n), int64(n))))
 		}

@@ -52,9 +52,24 @@ type Plan struct {
 // the tasks takes is estimated and refused over what the process may use; afterwards, an
 // algorithm that can run on no item of a data set is a problem (see Plan.Warnings for some).
 func New(ctx context.Context, cfg *config.Config) (*Plan, error) {
+	return NewShard(ctx, cfg, 1)
+}
+
+// NewShard is New for a run of one of shards shards (1 or less: the whole run). Every shard lists
+// all the tasks, but holds only its own share of the items and records, which the estimate made
+// before anything large is allocated then counts.
+func NewShard(ctx context.Context, cfg *config.Config, shards int) (*Plan, error) {
 	p := &Plan{Config: cfg}
-	if e := preEstimate(cfg); e.Bytes > memory.Limit() {
-		return nil, tooLarge("opening the data sets and listing the tasks", e, "lower the data sets' counts (jets, items, subsamples), or split the config")
+	e, problems := preEstimate(cfg, max(shards, 1))
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
+	}
+	if e.Bytes > memory.Limit() {
+		change := "lower the data sets' counts (jets, items, subsamples), or split the config"
+		if shards > 1 {
+			change += " or the run into more shards"
+		}
+		return nil, fmt.Errorf("%s: %w", cfg.Path, tooLarge("the run", e, change))
 	}
 	var errs []error
 	for _, ds := range cfg.Datasets {

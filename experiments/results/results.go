@@ -5,6 +5,7 @@ package results
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -259,6 +260,14 @@ func Append(path string) (*Writer, error) {
 // warning); any other line that is not a record is an error naming the file and line. A missing
 // file holds no records.
 func Recover(path string) (recs []Record, torn string, err error) {
+	return RecoverContext(context.Background(), path)
+}
+
+// RecoverContext is Recover through ctx: a cancelled ctx stops the reading with ctx's error.
+func RecoverContext(ctx context.Context, path string) (recs []Record, torn string, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, "", fmt.Errorf("reading %s: %w", path, context.Cause(ctx))
+	}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, "", nil
@@ -274,8 +283,22 @@ func Recover(path string) (recs []Record, torn string, err error) {
 		}
 		b = b[:end]
 	}
-	recs, err = Read(bytes.NewReader(b), path)
+	recs, err = Read(ctxReader{ctx, path, bytes.NewReader(b)}, path)
 	return recs, torn, err
+}
+
+// ctxReader reads from r until ctx is cancelled, then returns ctx's error.
+type ctxReader struct {
+	ctx  context.Context
+	name string
+	r    io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, fmt.Errorf("reading %s: %w", c.name, context.Cause(c.ctx))
+	}
+	return c.r.Read(p)
 }
 
 // marshalLine encodes a record as one JSON line.

@@ -2,6 +2,8 @@ package results
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -115,5 +117,23 @@ func TestRecover(t *testing.T) {
 	}
 	if recs, torn, err := Recover(filepath.Join(dir, "none.jsonl")); recs != nil || torn != "" || err != nil {
 		t.Errorf("missing file: %v %q %v", recs, torn, err)
+	}
+}
+
+// TestRecoverContext: reading the records to resume stops once the context is cancelled, with its
+// error, so that Ctrl-C during a resume of a large run ends it at once.
+func TestRecoverContext(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.jsonl")
+	line := `{"schema":1,"key":"a"}` + "\n"
+	if err := os.WriteFile(path, []byte(strings.Repeat(line, 100000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if recs, _, err := RecoverContext(ctx, path); recs != nil || !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %d records, %v", len(recs), err)
+	}
+	if recs, _, err := RecoverContext(context.Background(), path); err != nil || len(recs) != 100000 {
+		t.Errorf("not cancelled: %d records, %v", len(recs), err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"hcbench/datasets/datafile"
 	"hcbench/experiments/results"
 )
 
@@ -108,7 +109,10 @@ func Merge(ctx context.Context, dirs []string, o MergeOptions) (*Outcome, error)
 			if warning != "" {
 				log.Warn("merge: " + warning)
 			}
-			recs, err := results.ReadFile(files.results)
+			recs, err := readRecords(ctx, files.results)
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("merge: reading %s: %w", files.results, context.Cause(ctx))
+			}
 			if err != nil {
 				return nil, fmt.Errorf("merge: %w%s", err, damagedLineHint(err, files.results))
 			}
@@ -266,6 +270,10 @@ func writeMerge(ctx context.Context, dir, from string, m results.Manifest, all [
 		return nil, err
 	}
 	for i := range all {
+		if i%1024 == 0 && ctx.Err() != nil {
+			w.Close()
+			return nil, context.Cause(ctx)
+		}
 		if err := w.Write(&all[i]); err != nil {
 			w.Close()
 			return nil, err
@@ -282,6 +290,16 @@ func writeMerge(ctx context.Context, dir, from string, m results.Manifest, all [
 		return nil, err
 	}
 	return &Outcome{Dir: dir, Manifest: m, Reports: reps}, reportErr
+}
+
+// readRecords reads a results file through ctx (a cancelled ctx stops the reading).
+func readRecords(ctx context.Context, path string) ([]results.Record, error) {
+	f, err := datafile.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return results.Read(f, path)
 }
 
 // sameBuild checks that one build (results.Build.Same) wrote every shard, or, with allow, lets

@@ -169,7 +169,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	if err := writeTasks(opts.Dir, p); err != nil {
 		return nil, err
 	}
-	done, err := recoverRecords(files, p, opts.Shard, log)
+	done, err := recoverRecords(ctx, files, p, opts.Shard, log)
 	if err != nil {
 		return nil, err
 	}
@@ -304,8 +304,11 @@ func checkData(dir string, manifests map[string]results.Manifest, m *results.Man
 // torn last record, drops the duplicates of a task and the records of tasks that this plan (or
 // shard) does not hold, each with a warning, and rewrites the file when it dropped any, so that
 // the run counts only its own tasks.
-func recoverRecords(files runFiles, p *plan.Plan, shard *results.Shard, log *slog.Logger) ([]results.Record, error) {
-	done, torn, err := results.Recover(files.results)
+func recoverRecords(ctx context.Context, files runFiles, p *plan.Plan, shard *results.Shard, log *slog.Logger) ([]results.Record, error) {
+	done, torn, err := results.RecoverContext(ctx, files.results)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", files.results, context.Cause(ctx))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot resume: %w%s", err, damagedLineHint(err, files.results))
 	}

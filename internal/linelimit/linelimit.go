@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 )
 
 // BufSize is the size of the read buffer. Lines up to this size allocate nothing.
@@ -178,4 +179,48 @@ func IsTooLong(err error) (*TooLongError, bool) {
 	var e *TooLongError
 	ok := errors.As(err, &e)
 	return e, ok
+}
+
+// TooMuchError is the error of a Capped reader whose input goes on past its bound.
+type TooMuchError struct {
+	Max int64 // the bound, in bytes
+}
+
+func (e *TooMuchError) Error() string {
+	return fmt.Sprintf("the data go on past %s of text, the most that a data file's parsed contents may take in the memory this process may use; read a smaller file (or fewer of its rows)",
+		Size(int(min(e.Max, int64(math.MaxInt)))))
+}
+
+// Capped returns a reader of r that gives at most max bytes (max ≤ 0: r itself) and then, if r
+// has more, a *TooMuchError: a bound on the whole input, for a stream or compressed data whose
+// size is not known before reading.
+func Capped(r io.Reader, max int64) io.Reader {
+	if max <= 0 {
+		return r
+	}
+	return &capped{r: r, max: max}
+}
+
+type capped struct {
+	r      io.Reader
+	n, max int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.n >= c.max {
+		// Tell the end of the input at the bound from more input beyond it.
+		var one [1]byte
+		if n, err := c.r.Read(one[:]); n > 0 {
+			return 0, &TooMuchError{c.max}
+		} else if err != nil {
+			return 0, err
+		}
+		return 0, nil
+	}
+	if int64(len(p)) > c.max-c.n {
+		p = p[:c.max-c.n]
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }

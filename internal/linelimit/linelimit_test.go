@@ -190,3 +190,22 @@ func TestReadSmallBuffer(t *testing.T) {
 		t.Errorf("read %d bytes, want %d", out.Len(), len(text))
 	}
 }
+
+// TestCapped: a Capped reader gives the input whole up to its bound, and a *TooMuchError as soon
+// as the input goes on past it, having read no more than the bound and one byte.
+func TestCapped(t *testing.T) {
+	for _, c := range []struct {
+		n, max int64
+		fail   bool
+	}{{0, 10, false}, {10, 10, false}, {9, 10, false}, {11, 10, true}, {1 << 20, 1000, true}, {100, 0, false}} {
+		src := &limittest.Stream{Byte: 'x', Len: c.n}
+		b, err := io.ReadAll(Capped(src, c.max))
+		var tm *TooMuchError
+		switch {
+		case c.fail && (!errors.As(err, &tm) || tm.Max != c.max || int64(len(b)) != c.max || src.Served > c.max+BufSize):
+			t.Errorf("%d bytes, bound %d: got %d bytes, %v (read %d)", c.n, c.max, len(b), err, src.Served)
+		case !c.fail && (err != nil || int64(len(b)) != c.n):
+			t.Errorf("%d bytes, bound %d: got %d bytes, %v", c.n, c.max, len(b), err)
+		}
+	}
+}
