@@ -19,61 +19,17 @@ import (
 	"hcbench/algorithms/model"
 	"hcbench/algorithms/model/correlation"
 	likelihood "hcbench/algorithms/model/ginkgo"
-	"hcbench/algorithms/tree"
 	"hcbench/datasets/datafile"
 	"hcbench/datasets/jets"
 	"hcbench/datasets/labelled"
 	"hcbench/experiments/config"
+	"hcbench/experiments/item"
 	"hcbench/experiments/memory"
 	"hcbench/experiments/seeds"
 	"hcbench/generators/ginkgo"
 	"hcbench/generators/mixture"
 	"hcbench/internal/linelimit"
 )
-
-// Item is one unit of data that an algorithm clusters, for example one jet.
-type Item struct {
-	Dataset string
-	Index   int
-	ID      string
-	// Model scores splits of the item's leaves; nil for vector data without a split model
-	// (split_model: none).
-	Model model.Model
-	// Truth is the generating tree when known, with its log-likelihood under Model.
-	Truth              *tree.Tree
-	TruthLogLikelihood float64
-	// Names labels the leaves in Newick output; nil means 0-based indices.
-	Names []string
-	// Labels are the leaves' classes ("" unknown), for purity; nil when the data have none.
-	Labels []string
-	// Positions are the leaves' 1-based positions among the items of the data file (for pam50 the
-	// sample's column, counted from the first sample), for data read from a file of vectors; nil
-	// otherwise.
-	Positions []int
-	// Vectors are the leaves' feature vectors (missing values 0, or NaN when masked), for
-	// algorithms that work on vectors; nil for jets.
-	Vectors [][]float64
-	// MissingCells counts the item's values the data file lacked (0 for generated vectors); nil
-	// for jets.
-	MissingCells *int
-	// Jet is the item's jet, for jet data sets.
-	Jet *jets.Jet
-	// DataParams are the data set's resolved settings (see Dataset.Params), with a jet's own λ,
-	// λ_root and t_cut; shared between items, so read-only.
-	DataParams map[string]any
-	// Warnings are about the item's data, for every record of it: for a jet, what its likelihood
-	// scores but the generator cannot make (see ginkgo.Model.Warnings), such as a leaf heavier
-	// than t_cut. Read-only.
-	Warnings []string
-}
-
-// Leaves returns the number of leaves.
-func (it *Item) Leaves() int {
-	if it.Model == nil {
-		return len(it.Vectors)
-	}
-	return it.Model.Items()
-}
 
 // Dataset is a config data set opened for planning. Its item ids are known before anything is
 // generated.
@@ -87,8 +43,8 @@ type Dataset struct {
 	ids      []string
 	params   map[string]any
 	hasTruth func(i int) bool
-	load     func(ctx context.Context, i int) (*Item, error)
-	size     Size
+	load     func(ctx context.Context, i int) (*item.Item, error)
+	size     item.Size
 	file     *FileSum
 }
 
@@ -106,19 +62,6 @@ const CSVBytesPerByte, JetsBytesPerByte = 72, 24
 // go on past it stop there with an error.
 func MaxText(bytesPerByte int64) int64 { return memory.Budget() / bytesPerByte }
 
-// Size describes a data set's items for the memory estimates made before they are loaded.
-type Size struct {
-	Items int
-	// MinLeaves and MaxLeaves bound the leaves of an item; MaxLeaves is 0 when there is no bound
-	// (generated jets without max_leaves).
-	MinLeaves, MaxLeaves int
-	// Dims is the number of features of a leaf (0 for jets).
-	Dims int
-	// Jets says the items are jets; Weights that each holds the n² weights of the
-	// correlation-clustering model.
-	Jets, Weights bool
-}
-
 // FileSum identifies the data file a data set read: its path as the config writes it, the
 // SHA-256 of its bytes and their number.
 type FileSum struct {
@@ -128,7 +71,7 @@ type FileSum struct {
 }
 
 // Size returns the data set's size for the memory estimates.
-func (d *Dataset) Size() Size { return d.size }
+func (d *Dataset) Size() item.Size { return d.size }
 
 // File returns the data file the data set read, nil for generated data.
 func (d *Dataset) File() *FileSum { return d.file }
@@ -150,7 +93,7 @@ func (d *Dataset) HasTruth(i int) bool { return d.hasTruth(i) }
 // Load materialises item i. For generated data it draws from the stream keyed by the data set
 // name and item id, so item i is the same whatever else the config holds. It returns ctx's error
 // when ctx is cancelled.
-func (d *Dataset) Load(ctx context.Context, i int) (*Item, error) {
+func (d *Dataset) Load(ctx context.Context, i int) (*item.Item, error) {
 	it, err := d.load(ctx, i)
 	if err != nil {
 		return nil, fmt.Errorf("data set %s, item %s: %w", d.Name, d.ids[i], err)
@@ -166,14 +109,14 @@ func DataKey(dataset, item string) string {
 
 // GeneratedSize returns the size of a generated data set from its config alone (ok false for a
 // data file), so that it can be estimated before its item ids are made.
-func GeneratedSize(ds config.Dataset) (Size, bool) {
+func GeneratedSize(ds config.Dataset) (item.Size, bool) {
 	switch src := ds.Source.(type) {
 	case *config.GinkgoSource:
-		return Size{Items: src.Jets, MinLeaves: src.MinLeaves, MaxLeaves: src.MaxLeaves, Jets: true}, true
+		return item.Size{Items: src.Jets, MinLeaves: src.MinLeaves, MaxLeaves: src.MaxLeaves, Jets: true}, true
 	case *config.MixtureSource:
-		return Size{Items: src.Items, MinLeaves: src.Points, MaxLeaves: src.Points, Dims: src.Dims, Weights: src.SplitModel.Model == "correlation"}, true
+		return item.Size{Items: src.Items, MinLeaves: src.Points, MaxLeaves: src.Points, Dims: src.Dims, Weights: src.SplitModel.Model == "correlation"}, true
 	}
-	return Size{}, false
+	return item.Size{}, false
 }
 
 // Open prepares a data set of cfg for planning and loading. It reads the data set's file, if any,
@@ -188,14 +131,14 @@ func Open(ctx context.Context, cfg *config.Config, ds config.Dataset) (*Dataset,
 		d.Generated = true
 		d.ids = indexIDs(src.Jets)
 		d.hasTruth = func(int) bool { return true }
-		d.load = func(ctx context.Context, i int) (*Item, error) {
+		d.load = func(ctx context.Context, i int) (*item.Item, error) {
 			return generateJet(ctx, cfg.Seed, ds.Name, d.ids[i], i, src, d.params)
 		}
 	case *config.MixtureSource:
 		d.Generated = true
 		d.ids = indexIDs(src.Items)
 		d.hasTruth = func(int) bool { return false }
-		d.load = func(ctx context.Context, i int) (*Item, error) {
+		d.load = func(ctx context.Context, i int) (*item.Item, error) {
 			return generateMixture(ctx, cfg.Seed, ds.Name, d.ids[i], i, src, d.params)
 		}
 	case *config.JetsFile:
@@ -208,7 +151,7 @@ func Open(ctx context.Context, cfg *config.Config, ds config.Dataset) (*Dataset,
 			return nil, err
 		}
 		path := cfg.Resolve(src.Path)
-		d.size = Size{Items: len(js), MinLeaves: math.MaxInt, Jets: true}
+		d.size = item.Size{Items: len(js), MinLeaves: math.MaxInt, Jets: true}
 		for i := range js {
 			d.size.MinLeaves = min(d.size.MinLeaves, len(js[i].Leaves))
 			d.size.MaxLeaves = max(d.size.MaxLeaves, len(js[i].Leaves))
@@ -224,7 +167,7 @@ func Open(ctx context.Context, cfg *config.Config, ds config.Dataset) (*Dataset,
 		d.params["likelihood"], d.params["root_lambda"] = lk.Likelihood, lk.RootLambda
 		d.ids = ids
 		d.hasTruth = func(i int) bool { return js[i].HasTruth() }
-		d.load = func(_ context.Context, i int) (*Item, error) {
+		d.load = func(_ context.Context, i int) (*item.Item, error) {
 			return jetItem(ds.Name, d.ids[i], i, &js[i], lk, d.params)
 		}
 	case *config.PAM50File:
@@ -362,7 +305,7 @@ func (d *Dataset) openVectors(ctx context.Context, cfg *config.Config, file, for
 		binarize(data.X, t)
 	}
 	d.hasTruth = func(int) bool { return false }
-	d.size = Size{Items: 1, MinLeaves: data.Len(), MaxLeaves: data.Len(), Weights: vd.SplitModel.Model == "correlation"}
+	d.size = item.Size{Items: 1, MinLeaves: data.Len(), MaxLeaves: data.Len(), Weights: vd.SplitModel.Model == "correlation"}
 	if data.Len() > 0 {
 		d.size.Dims = len(data.X[0])
 	}
@@ -380,7 +323,7 @@ func (d *Dataset) openVectors(ctx context.Context, cfg *config.Config, file, for
 		n := min(known*min(vd.PerLabel, data.Len())+min(vd.Unknown, data.Len()), data.Len())
 		d.size.Items, d.size.MinLeaves, d.size.MaxLeaves = vd.Subsamples, n, n
 	}
-	d.load = func(ctx context.Context, i int) (*Item, error) {
+	d.load = func(ctx context.Context, i int) (*item.Item, error) {
 		rows := make([]int, data.Len())
 		for r := range rows {
 			rows[r] = r
@@ -410,7 +353,7 @@ func (d *Dataset) openVectors(ctx context.Context, cfg *config.Config, file, for
 }
 
 // vectorItem makes the item of a table of vectors, with its split model.
-func vectorItem(ctx context.Context, dataset, id string, index int, sub *labelled.Data, vd config.VectorData, params map[string]any) (*Item, error) {
+func vectorItem(ctx context.Context, dataset, id string, index int, sub *labelled.Data, vd config.VectorData, params map[string]any) (*item.Item, error) {
 	missing := sub.Missing
 	if vd.Missing == "zero" {
 		sub.FillMissing(0)
@@ -419,7 +362,7 @@ func vectorItem(ctx context.Context, dataset, id string, index int, sub *labelle
 	if err != nil {
 		return nil, err
 	}
-	return &Item{Dataset: dataset, Index: index, ID: id, Model: m, Names: sub.Names, Labels: sub.Labels, Vectors: sub.X, MissingCells: &missing, DataParams: params}, nil
+	return &item.Item{Dataset: dataset, Index: index, ID: id, Model: m, Names: sub.Names, Labels: sub.Labels, Vectors: sub.X, MissingCells: &missing, DataParams: params}, nil
 }
 
 // splitModel builds the split model of vectors: the correlation-clustering energy, or none (a
@@ -479,7 +422,7 @@ func binarize(x [][]float64, t float64) {
 }
 
 // generateMixture draws one labelled mixture data set from the item's stream.
-func generateMixture(ctx context.Context, master uint64, dataset, id string, index int, src *config.MixtureSource, params map[string]any) (*Item, error) {
+func generateMixture(ctx context.Context, master uint64, dataset, id string, index int, src *config.MixtureSource, params map[string]any) (*item.Item, error) {
 	kind := mixture.Gaussian
 	if src.Kind == "bernoulli" {
 		kind = mixture.Bernoulli
@@ -496,7 +439,7 @@ func generateMixture(ctx context.Context, master uint64, dataset, id string, ind
 		return nil, err
 	}
 	none := 0
-	return &Item{Dataset: dataset, Index: index, ID: id, Model: m, Labels: data.Labels, Vectors: data.X, MissingCells: &none, DataParams: params}, nil
+	return &item.Item{Dataset: dataset, Index: index, ID: id, Model: m, Labels: data.Labels, Vectors: data.X, MissingCells: &none, DataParams: params}, nil
 }
 
 func indexIDs(n int) []string {
@@ -530,7 +473,7 @@ func fileIDs(js []jets.Jet, path string) ([]string, error) {
 	return ids, errors.Join(errs...)
 }
 
-func generateJet(ctx context.Context, master uint64, dataset, id string, index int, src *config.GinkgoSource, params map[string]any) (*Item, error) {
+func generateJet(ctx context.Context, master uint64, dataset, id string, index int, src *config.GinkgoSource, params map[string]any) (*item.Item, error) {
 	p := ginkgo.Params{
 		Mass:         src.Mass,
 		Momentum:     ginkgo.DefaultMomentum,
@@ -579,14 +522,14 @@ func JetModel(j *jets.Jet, lk config.JetLikelihood) (*likelihood.Model, error) {
 
 // jetItem makes the item of a jet. Its data params are the data set's with the jet's own λ,
 // λ_root and t_cut, which a jets file holds per jet.
-func jetItem(dataset, id string, index int, j *jets.Jet, lk config.JetLikelihood, params map[string]any) (*Item, error) {
+func jetItem(dataset, id string, index int, j *jets.Jet, lk config.JetLikelihood, params map[string]any) (*item.Item, error) {
 	m, err := JetModel(j, lk)
 	if err != nil {
 		return nil, err
 	}
 	own := maps.Clone(params)
 	own["lambda"], own["lambda_root"], own["t_cut"] = j.Lambda, j.RootLambdaOrDefault(), j.TCut
-	it := &Item{Dataset: dataset, Index: index, ID: id, Model: m, Jet: j, DataParams: own}
+	it := &item.Item{Dataset: dataset, Index: index, ID: id, Model: m, Jet: j, DataParams: own}
 	it.Warnings = m.Warnings()
 	if j.HasTruth() {
 		t, err := j.TruthTree()

@@ -14,6 +14,7 @@ import (
 	"hcbench/datasets/jets"
 	"hcbench/experiments/config"
 	"hcbench/experiments/inputs"
+	"hcbench/experiments/item"
 	"hcbench/experiments/memory"
 	"hcbench/experiments/results"
 )
@@ -47,7 +48,7 @@ const (
 )
 
 // subsetBytes is the model's subset scorer's memory per subset (model.SubsetModel.SubsetBytes).
-func subsetBytes(s inputs.Size) int {
+func subsetBytes(s item.Size) int {
 	if s.Jets {
 		return 8
 	}
@@ -55,7 +56,7 @@ func subsetBytes(s inputs.Size) int {
 }
 
 // itemBytes estimates one materialised item of a data set with n leaves.
-func itemBytes(s inputs.Size, n int) int64 {
+func itemBytes(s item.Size, n int) int64 {
 	nn := int64(n)
 	if s.Jets {
 		return satAdd(jetItemBytes, satMul(jetLeafBytes, nn))
@@ -70,7 +71,7 @@ func itemBytes(s inputs.Size, n int) int64 {
 // typicalLeaves is the leaf count the estimates of a data set use: its bound where it has one,
 // else a count Ginkgo jets seldom exceed at the cuts configs use (ginkgo's leaf counts have a
 // long tail, but the mean is 19 at t_cut = 1.21).
-func typicalLeaves(s inputs.Size) int {
+func typicalLeaves(s item.Size) int {
 	if s.MaxLeaves > 0 {
 		return s.MaxLeaves
 	}
@@ -79,7 +80,7 @@ func typicalLeaves(s inputs.Size) int {
 
 // taskBytes estimates the working memory of algorithm a on an item of n leaves of a data set of
 // size s, beyond the item and the record: the trellis's tables, BHC's pairs, linkage's matrices.
-func taskBytes(a config.Algorithm, s inputs.Size, n int) int64 {
+func taskBytes(a config.Algorithm, s item.Size, n int) int64 {
 	nn := int64(n)
 	// Saturating arithmetic: absurd parameters (beam_size: 2^59) must not wrap to small estimates.
 	sq := func(k int64) int64 { return satMul(k, k) }
@@ -387,7 +388,7 @@ func isTrellis(a config.Algorithm) bool {
 }
 
 // largestRunnable returns the largest leaf count algorithm a can run on (searched up to 10^7).
-func largestRunnable(a config.Algorithm, s inputs.Size) int {
+func largestRunnable(a config.Algorithm, s item.Size) int {
 	lo, hi := 1, 10_000_000
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
@@ -401,7 +402,7 @@ func largestRunnable(a config.Algorithm, s inputs.Size) int {
 }
 
 // cannotRun says why algorithm a cannot run on an item of n leaves of a data set of size s, or "".
-func cannotRun(a config.Algorithm, s inputs.Size, n int) string {
+func cannotRun(a config.Algorithm, s item.Size, n int) string {
 	switch p := a.Params.(type) {
 	case *config.TrellisParams:
 		if n > model.MaxSubsetItems {

@@ -17,7 +17,7 @@ import (
 	"hcbench/algorithms/tree"
 	"hcbench/algorithms/trellis"
 	"hcbench/experiments/config"
-	"hcbench/experiments/inputs"
+	"hcbench/experiments/item"
 	"hcbench/experiments/memory"
 	"hcbench/experiments/results"
 	"hcbench/reports/metrics"
@@ -55,7 +55,7 @@ func newTaskEnv() taskEnv {
 }
 
 // solve runs one algorithm variant on an item. rng is the task's own stream.
-func solve(ctx context.Context, a config.Algorithm, it *inputs.Item, rng *rand.Rand, env taskEnv) (solution, error) {
+func solve(ctx context.Context, a config.Algorithm, it *item.Item, rng *rand.Rand, env taskEnv) (solution, error) {
 	switch a.Params.(type) {
 	case *config.BHCParams, *config.RBHCParams, *config.EMBHCParams, *config.BHCExactParams, *config.BRTParams:
 		return solveBayes(ctx, a.Params, it, rng)
@@ -96,7 +96,7 @@ func solve(ctx context.Context, a config.Algorithm, it *inputs.Item, rng *rand.R
 	return solution{}, fmt.Errorf("algorithm %q is not implemented by the runner", a.Name)
 }
 
-func solveTrellis(ctx context.Context, p *config.TrellisParams, it *inputs.Item, rng *rand.Rand, env taskEnv) (solution, error) {
+func solveTrellis(ctx context.Context, p *config.TrellisParams, it *item.Item, rng *rand.Rand, env taskEnv) (solution, error) {
 	opts := trellis.Options{
 		Workers:     p.Threads,
 		MAPOnly:     p.Mode == "map",
@@ -210,7 +210,7 @@ func beamDedup(name string) beam.Dedup {
 
 // solveSparse seeds the sparse trellis with greedy and the final beam of a beam search, and records
 // the beam size it used beside the config's parameters.
-func solveSparse(ctx context.Context, p *config.SparseTrellisParams, it *inputs.Item, rng *rand.Rand) (solution, error) {
+func solveSparse(ctx context.Context, p *config.SparseTrellisParams, it *item.Item, rng *rand.Rand) (solution, error) {
 	var seeds []*tree.Tree
 	used := map[string]any{}
 	for _, s := range p.Seeds {
@@ -247,7 +247,7 @@ func solveSparse(ctx context.Context, p *config.SparseTrellisParams, it *inputs.
 	}}, nil
 }
 
-func solveLinkage(ctx context.Context, p *config.LinkageParams, it *inputs.Item) (solution, error) {
+func solveLinkage(ctx context.Context, p *config.LinkageParams, it *item.Item) (solution, error) {
 	var d [][]float64
 	var err error
 	switch p.Distance {

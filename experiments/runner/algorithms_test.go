@@ -6,7 +6,7 @@ import (
 	"hcbench/algorithms/model/modeltest"
 	"hcbench/algorithms/trellis"
 	"hcbench/experiments/config"
-	"hcbench/experiments/inputs"
+	"hcbench/experiments/item"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -56,7 +56,7 @@ func TestTrellisWaitsForMemory(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := solveTrellis(context.Background(), p, &inputs.Item{Model: m}, rand.New(rand.NewPCG(1, 2)), env)
+		_, err := solveTrellis(context.Background(), p, &item.Item{Model: m}, rand.New(rand.NewPCG(1, 2)), env)
 		done <- err
 	}()
 	select {
@@ -74,7 +74,7 @@ func TestTrellisWaitsForMemory(t *testing.T) {
 	// A task whose tables exceed its limit fails at once, naming N, the need and the limit,
 	// without waiting for the budget.
 	small := &config.TrellisParams{Mode: "full", CountTrees: true, MemoryLimit: config.ByteSize(need / 2)}
-	_, err := solveTrellis(context.Background(), small, &inputs.Item{Model: m}, rand.New(rand.NewPCG(1, 2)), env)
+	_, err := solveTrellis(context.Background(), small, &item.Item{Model: m}, rand.New(rand.NewPCG(1, 2)), env)
 	if !errors.Is(err, trellis.ErrTooLarge) || !strings.Contains(err.Error(), "N = 10") {
 		t.Errorf("over its limit: %v, want ErrTooLarge naming N = 10", err)
 	}

@@ -14,7 +14,7 @@ import (
 	"hcbench/algorithms/model"
 	"hcbench/algorithms/tree"
 	"hcbench/experiments/config"
-	"hcbench/experiments/inputs"
+	"hcbench/experiments/item"
 	"hcbench/experiments/results"
 )
 
@@ -31,7 +31,7 @@ type bayesOutcome struct {
 // optimise, the algorithm runs once per cc the search tries, each time with the same random
 // stream, and the record is that of the cc the search returns (conjugate.SearchCC, Bioconductor's
 // choice, which need not be the best cc tried).
-func solveBayes(ctx context.Context, params any, it *inputs.Item, rng *rand.Rand) (solution, error) {
+func solveBayes(ctx context.Context, params any, it *item.Item, rng *rand.Rand) (solution, error) {
 	x, err := completeVectors(it)
 	if err != nil {
 		return solution{}, err
@@ -134,7 +134,7 @@ func dropUnusedBayesParams(rp map[string]any, modelUsed string) {
 }
 
 // completeVectors returns the item's feature vectors, which the conjugate models need complete.
-func completeVectors(it *inputs.Item) ([][]float64, error) {
+func completeVectors(it *item.Item) ([][]float64, error) {
 	if it.Vectors == nil {
 		return nil, errors.New("the Bayesian algorithms cluster feature vectors, which this data set does not have")
 	}

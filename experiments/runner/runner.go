@@ -31,6 +31,7 @@ import (
 	"hcbench/datasets/jets"
 	"hcbench/experiments/config"
 	"hcbench/experiments/inputs"
+	"hcbench/experiments/item"
 	"hcbench/experiments/plan"
 	"hcbench/experiments/results"
 	"hcbench/experiments/seeds"
@@ -444,12 +445,12 @@ func shardText(s *results.Shard) string {
 // itemSet holds the items of a run: items[k][i] is item i of data set k, loaded only when
 // a task needs it.
 type itemSet struct {
-	items [][]*inputs.Item
+	items [][]*item.Item
 	errs  [][]error
 	index map[*inputs.Dataset]int
 }
 
-func (s *itemSet) get(d *inputs.Dataset, i int) (*inputs.Item, error) {
+func (s *itemSet) get(d *inputs.Dataset, i int) (*item.Item, error) {
 	k := s.index[d]
 	return s.items[k][i], s.errs[k][i]
 }
@@ -480,7 +481,7 @@ func loadItems(ctx context.Context, p *plan.Plan, tasks []plan.Task, all bool, w
 	need := make([][]bool, len(p.Datasets))
 	for k, d := range p.Datasets {
 		s.index[d] = k
-		s.items = append(s.items, make([]*inputs.Item, d.Len()))
+		s.items = append(s.items, make([]*item.Item, d.Len()))
 		s.errs = append(s.errs, make([]error, d.Len()))
 		need[k] = make([]bool, d.Len())
 		for i := range need[k] {
@@ -586,7 +587,7 @@ func saveData(dir string, p *plan.Plan, items *itemSet, log *slog.Logger) error 
 // vectorsCSV writes an item of labelled vectors as CSV: a header x1…xd,label, then a row per
 // leaf with its features (shortest round-trip form, so that reading them back gives the same
 // numbers) and its label.
-func vectorsCSV(it *inputs.Item) []byte {
+func vectorsCSV(it *item.Item) []byte {
 	var b bytes.Buffer
 	d := 0
 	if len(it.Vectors) > 0 {
@@ -730,7 +731,7 @@ func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet, env
 
 // safeSolve turns a panic inside an algorithm into a failed task, so that one bad task never
 // takes the others down; the stack goes into the error for a bug report.
-func safeSolve(ctx context.Context, a config.Algorithm, it *inputs.Item, rng *rand.Rand, env taskEnv) (sol solution, err error) {
+func safeSolve(ctx context.Context, a config.Algorithm, it *item.Item, rng *rand.Rand, env taskEnv) (sol solution, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("internal error (please report): panic: %v\n%s", r, debug.Stack())
