@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"testing"
 
-	"hcbench/experiments/inputs"
 	"hcbench/experiments/memory"
+	"hcbench/experiments/registry"
 	"hcbench/experiments/results"
 	"hcbench/experiments/runner"
 )
@@ -252,13 +252,13 @@ func TestMemoryRefusedUpFront(t *testing.T) {
 		rows.WriteString(strings.Repeat("1", i+1) + ",2,a\n")
 	}
 	writeFile(t, dir, "rows40.csv", rows.String())
-	// A sparse file larger than half the memory at inputs.CSVBytesPerByte bytes a byte: refused by
+	// A sparse file larger than half the memory at registry.CSVBytesPerByte bytes a byte: refused by
 	// its size, never read.
 	huge, err := os.Create(filepath.Join(dir, "huge.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := huge.Truncate(memory.Budget()/inputs.CSVBytesPerByte + 1); err != nil {
+	if err := huge.Truncate(memory.Budget()/registry.CSVBytesPerByte + 1); err != nil {
 		t.Skipf("no sparse file: %v", err)
 	}
 	huge.Close()

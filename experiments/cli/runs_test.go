@@ -13,7 +13,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"hcbench/experiments/config"
 	"hcbench/experiments/results"
 	"hcbench/experiments/runner"
 )
@@ -470,7 +469,7 @@ func TestCorruptLineOnResume(t *testing.T) {
 func TestNightlyThresholdsPassOnSameCode(t *testing.T) {
 	// Only the thresholds are read, so that the test needs none of the nightly's data sets.
 	var nightly struct {
-		Thresholds config.Thresholds `yaml:"thresholds"`
+		Thresholds results.Thresholds `yaml:"thresholds"`
 	}
 	if err := yaml.Unmarshal([]byte(mustRead(t, "../../configs/nightly.yaml")), &nightly); err != nil {
 		t.Fatal(err)

@@ -15,7 +15,6 @@ import (
 
 	"github.com/aclements/go-moremath/stats"
 
-	"hcbench/experiments/config"
 	"hcbench/experiments/results"
 )
 
@@ -36,7 +35,7 @@ type Run struct {
 
 // Options configure a comparison.
 type Options struct {
-	Thresholds config.Thresholds
+	Thresholds results.Thresholds
 	// AllowMissing accepts a NEW run that did not finish or lacks tasks of OLD: the tasks both
 	// have are compared, and the others listed, without failing.
 	AllowMissing bool
@@ -51,7 +50,7 @@ const MinTimeSamples = 8
 // Result is the comparison of two runs.
 type Result struct {
 	Old, New     results.Manifest
-	Thresholds   config.Thresholds
+	Thresholds   results.Thresholds
 	AllowMissing bool
 	// Rows are the (data set, algorithm label) pairs of either run, in NEW's config order.
 	Rows []Row
@@ -295,7 +294,7 @@ func differentMachines(old, new results.Manifest) string {
 // timeVerdict decides whether a row's times regressed: slower by more than th.Time, with
 // p < Alpha and a new median of at least MinTimed; and then only with MinTimeSamples tasks and
 // on the same machine (machineNote ""), else waived says why not.
-func timeVerdict(t Time, th config.Thresholds, machineNote string) (regressed bool, waived string) {
+func timeVerdict(t Time, th results.Thresholds, machineNote string) (regressed bool, waived string) {
 	if th.Time <= 0 || !t.Significant || math.IsNaN(t.Ratio) || t.Ratio-1 <= th.Time || t.New < MinTimed {
 		return false, ""
 	}
@@ -484,7 +483,7 @@ func status(m results.Manifest, recorded int) string {
 }
 
 // qualityChecks are the thresholded quality metrics: which way is worse, and the threshold.
-func qualityChecks(r *Row, th config.Thresholds) []struct {
+func qualityChecks(r *Row, th results.Thresholds) []struct {
 	name, unit string
 	m          Metric
 	sign       float64 // +1: a drop is worse; −1: a rise is worse
@@ -508,7 +507,7 @@ func worsening(m Metric, sign float64) float64 { return -sign * m.Delta }
 
 // qualityRegressions lists the row's regressions of quality (a metric worse beyond its
 // threshold, a tree newly −Inf) and its new failures.
-func qualityRegressions(r *Row, th config.Thresholds) []string {
+func qualityRegressions(r *Row, th results.Thresholds) []string {
 	where := r.Dataset + "/" + r.Algorithm
 	var out []string
 	for _, c := range qualityChecks(r, th) {
@@ -537,7 +536,7 @@ func qualityRegressions(r *Row, th config.Thresholds) []string {
 }
 
 // timeRegression is the regression line of a row whose times regressed (timeVerdict).
-func timeRegression(r *Row, th config.Thresholds) string {
+func timeRegression(r *Row, th results.Thresholds) string {
 	t := r.Time
 	return fmt.Sprintf("%s/%s: median time rose by %.1f%% (%ss → %ss, p=%.3f n=%d; threshold %g%%)",
 		r.Dataset, r.Algorithm, 100*(t.Ratio-1), num(t.Old), num(t.New), t.P, t.Tasks, 100*th.Time)

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"hcbench/experiments/config"
 	"hcbench/experiments/results"
 )
 
@@ -18,7 +17,7 @@ import (
 // compare them as text.
 
 // defaults are the config's default thresholds.
-var defaults = config.Thresholds{LogLikelihood: 1e-6, ExactGap: 1e-6, LogEvidence: 1e-6, Purity: 0.001, Time: 0}
+var defaults = results.Thresholds{LogLikelihood: 1e-6, ExactGap: 1e-6, LogEvidence: 1e-6, Purity: 0.001, Time: 0}
 
 func fptr(v float64) *float64 { return &v }
 
@@ -250,23 +249,23 @@ func TestNewFailure(t *testing.T) {
 // TestThresholdBoundary moves every item by exactly the threshold (not a regression, however the
 // means round) and by 1.001 times it (a regression), for each quality threshold.
 func TestThresholdBoundary(t *testing.T) {
-	loose := config.Thresholds{LogLikelihood: 10, ExactGap: 10, LogEvidence: 10, Purity: 10}
+	loose := results.Thresholds{LogLikelihood: 10, ExactGap: 10, LogEvidence: 10, Purity: 10}
 	for _, c := range []struct {
 		name  string
-		th    config.Thresholds
+		th    results.Thresholds
 		label string
 		move  func(r *results.Record, by float64)
 		want  string
 	}{
-		{"log-likelihood", config.Thresholds{LogLikelihood: 0.1, ExactGap: 10, LogEvidence: 10, Purity: 10}, "trellis",
+		{"log-likelihood", results.Thresholds{LogLikelihood: 0.1, ExactGap: 10, LogEvidence: 10, Purity: 10}, "trellis",
 			func(r *results.Record, by float64) { r.LogLikelihood = results.Log(r.LogLikelihood.Value() - by) }, "mean log-likelihood fell"},
-		{"log-likelihood 1e-6", config.Thresholds{LogLikelihood: 1e-6, ExactGap: 10, LogEvidence: 10, Purity: 10}, "trellis",
+		{"log-likelihood 1e-6", results.Thresholds{LogLikelihood: 1e-6, ExactGap: 10, LogEvidence: 10, Purity: 10}, "trellis",
 			func(r *results.Record, by float64) { r.LogLikelihood = results.Log(r.LogLikelihood.Value() - by) }, "mean log-likelihood fell"},
-		{"exact gap", config.Thresholds{LogLikelihood: 10, ExactGap: 1e-6, LogEvidence: 10, Purity: 10}, "greedy",
+		{"exact gap", results.Thresholds{LogLikelihood: 10, ExactGap: 1e-6, LogEvidence: 10, Purity: 10}, "greedy",
 			func(r *results.Record, by float64) { r.LogLikelihood = results.Log(r.LogLikelihood.Value() - by) }, "mean gap to the exact MAP rose"},
-		{"log evidence", config.Thresholds{LogLikelihood: 10, ExactGap: 10, LogEvidence: 0.3, Purity: 10}, "bhc",
+		{"log evidence", results.Thresholds{LogLikelihood: 10, ExactGap: 10, LogEvidence: 0.3, Purity: 10}, "bhc",
 			func(r *results.Record, by float64) { r.LogEvidence = results.Log(r.LogEvidence.Value() - by) }, "mean log evidence fell"},
-		{"purity", config.Thresholds{LogLikelihood: 10, ExactGap: 10, LogEvidence: 10, Purity: 0.001}, "bhc",
+		{"purity", results.Thresholds{LogLikelihood: 10, ExactGap: 10, LogEvidence: 10, Purity: 0.001}, "bhc",
 			func(r *results.Record, by float64) { *r.DendrogramPurity -= by }, "mean dendrogram purity fell"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -335,11 +334,11 @@ func TestTime(t *testing.T) {
 	// Noisy but equal: the same times shuffled, each moved by at most 3%.
 	noisy := []float64{1.07 * 1.01, 1.00 * 0.98, 1.11 * 0.99, 0.95 * 1.03, 1.02, 1.08 * 0.97, 0.99 * 1.02, 1.05, 0.97 * 1.01, 1.03 * 0.99}
 
-	slowTh := config.Thresholds{LogLikelihood: 1e-6, ExactGap: 1e-6, LogEvidence: 1e-6, Purity: 0.001, Time: 0.1}
+	slowTh := results.Thresholds{LogLikelihood: 1e-6, ExactGap: 1e-6, LogEvidence: 1e-6, Purity: 0.001, Time: 0.1}
 	for _, c := range []struct {
 		name   string
 		new    []float64
-		th     config.Thresholds
+		th     results.Thresholds
 		regs   int
 		sig    bool
 		output []string
@@ -348,10 +347,10 @@ func TestTime(t *testing.T) {
 		// The same slowdown of microsecond tasks is timer noise, below MinTimed: not a regression.
 		{"50% slower, microseconds", scaled(1.5e-5), slowTh, 0, true, []string{"no regressions"}},
 		{"50% slower, threshold 0", scaled(1.5), defaults, 0, true, []string{"+50.0%  p=0.000 n=10", "time not checked (0)", "no regressions"}},
-		{"20% slower, threshold 50%", scaled(1.2), config.Thresholds{Time: 0.5}, 0, true, []string{"+20.0%  p=0.000 n=10", "time 50% slower with p < 0.05", "no regressions"}},
+		{"20% slower, threshold 50%", scaled(1.2), results.Thresholds{Time: 0.5}, 0, true, []string{"+20.0%  p=0.000 n=10", "time 50% slower with p < 0.05", "no regressions"}},
 		{"noisy, equal", noisy, slowTh, 0, false, []string{"~ (p=0.", "no regressions", "no change"}},
 		// Just short of significance (p = 0.055): slower than the threshold, yet not a regression.
-		{"5% slower, not significant", scaled(1.05), config.Thresholds{Time: 0.01}, 0, false, []string{"+5.0%  ~ (p=0.055 n=10)", "no regressions"}},
+		{"5% slower, not significant", scaled(1.05), results.Thresholds{Time: 0.01}, 0, false, []string{"+5.0%  ~ (p=0.055 n=10)", "no regressions"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			olds := oldSecs
@@ -555,7 +554,7 @@ func TestDuplicates(t *testing.T) {
 // regression, nor over 10 tasks timed on different machines; over 10 tasks on one machine it is
 // (TestTime), and the quality line of that row still says "no change".
 func TestTimeNeedsSamplesAndOneMachine(t *testing.T) {
-	th := config.Thresholds{Time: 0.1}
+	th := results.Thresholds{Time: 0.1}
 	few := []float64{1.00, 1.08, 0.97, 1.02}
 	slower := func(xs []float64) []float64 {
 		out := make([]float64, len(xs))

@@ -10,7 +10,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"hcbench/experiments/config"
 	"hcbench/experiments/results"
 )
 
@@ -89,7 +88,7 @@ func (r *Result) writeText(bw *bytes.Buffer) {
 }
 
 // writeRows writes a row's lines: its status, then a line per metric.
-func (r *Row) writeRows(tw io.Writer, th config.Thresholds) {
+func (r *Row) writeRows(tw io.Writer, th results.Thresholds) {
 	label := r.Algorithm
 	if r.AlgorithmName != "" && r.AlgorithmName != r.Algorithm {
 		label += " (" + r.AlgorithmName + ")"
@@ -208,7 +207,7 @@ func host(m results.Manifest) string {
 	return strings.Join(parts, ", ")
 }
 
-func thresholds(th config.Thresholds) string {
+func thresholds(th results.Thresholds) string {
 	t := "time not checked (0)"
 	if th.Time > 0 {
 		t = fmt.Sprintf("time %g%% slower with p < %g", 100*th.Time, Alpha)

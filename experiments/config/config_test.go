@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"hcbench/experiments/registry"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -40,12 +41,12 @@ func TestParseGood(t *testing.T) {
 	if cfg.Name != "quickstart" || cfg.Seed != 7 || len(cfg.Datasets) != 2 || len(cfg.Algorithms) != 2 {
 		t.Fatalf("decoded %+v", cfg)
 	}
-	q := cfg.Datasets[0].Source.(*GinkgoSource)
+	q := cfg.Datasets[0].Source.(*registry.GinkgoSource)
 	if q.Mass != 30 || q.LambdaRoot != 1.5 || q.MinLeaves != 5 || q.MaxLeaves != 9 || q.MaxTries != 20000 || q.Likelihood != "ginkgo2020" {
 		t.Errorf("qcd defaults: %+v", q)
 	}
 	// jet_type w sets mass 80 and lambda_root 3 (ginkgo.md §2), and min_leaves defaults to 2.
-	w := cfg.Datasets[1].Source.(*GinkgoSource)
+	w := cfg.Datasets[1].Source.(*registry.GinkgoSource)
 	if w.Mass != 80 || w.LambdaRoot != 3 || w.Lambda != 1.5 || w.MinLeaves != 2 || w.MaxLeaves != 0 {
 		t.Errorf("w defaults: %+v", w)
 	}
@@ -159,7 +160,7 @@ func TestJetsFileRelativeToConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jf := cfg.Datasets[0].Source.(*JetsFile)
+	jf := cfg.Datasets[0].Source.(*registry.JetsFile)
 	if got := cfg.Resolve(jf.Path); got != filepath.Join(dir, "jets.jsonl") || jf.Limit != 3 || cfg.Datasets[0].Kind != "jets" {
 		t.Errorf("file %q (resolved %q), limit %d, kind %q", jf.Path, got, jf.Limit, cfg.Datasets[0].Kind)
 	}
@@ -170,7 +171,7 @@ func TestJetsFileRelativeToConfig(t *testing.T) {
 
 // TestHelpListsEveryKey: `help config` lists every key of the schema, nested ones under their
 // parent (niw.kappa0), each with a meaning, and says what its values are in words: no Go type
-// name (BeamSize, CC, ByteSize, …) and no empty list of file extensions.
+// name (registry.BeamSize, registry.CC, registry.ByteSize, …) and no empty list of file extensions.
 func TestHelpListsEveryKey(t *testing.T) {
 	var b strings.Builder
 	if err := WriteHelp(&b); err != nil {
@@ -178,10 +179,11 @@ func TestHelpListsEveryKey(t *testing.T) {
 	}
 	help := b.String()
 	types := []reflect.Type{reflect.TypeFor[Header](), reflect.TypeFor[datasetKeys](), reflect.TypeFor[algorithmKeys]()}
-	for _, m := range []map[string]reflect.Type{generators, fileFormats, algorithmParams} {
-		for _, k := range sortedKeys(m) {
-			types = append(types, m[k])
-		}
+	for _, src := range registry.Sources() {
+		types = append(types, reflect.TypeOf(src.NewParams()).Elem())
+	}
+	for _, a := range registry.Algorithms() {
+		types = append(types, reflect.TypeOf(a.NewParams()).Elem())
 	}
 	goNames := map[string]bool{}
 	var check func(prefix string, typ reflect.Type)
@@ -209,12 +211,12 @@ func TestHelpListsEveryKey(t *testing.T) {
 	for _, typ := range types {
 		check("", typ)
 	}
-	for _, name := range append(sortedKeys(algorithmParams), ReportNames()...) {
+	for _, name := range append(registry.AlgorithmNames(), ReportNames()...) {
 		if !strings.Contains(help, name) {
 			t.Errorf("help config does not mention %q", name)
 		}
 	}
-	// The schema's own types (BeamSize, CC, ByteSize, NIWPrior, …) must not leak as type names.
+	// The schema's own types (registry.BeamSize, registry.CC, registry.ByteSize, registry.NIWPrior, …) must not leak as type names.
 	if len(goNames) < 3 {
 		t.Fatalf("found only the Go types %v in the schema; the check below would prove nothing", goNames)
 	}
@@ -244,11 +246,11 @@ algorithms:
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := cfg.Algorithms[0].Params.(*TrellisParams)
+	p := cfg.Algorithms[0].Params.(*registry.TrellisParams)
 	if p.Mode != "full" || !p.CountTrees || p.MemoryLimit != 3<<29 || p.Samples != 10 || p.Marginals != 5 {
 		t.Errorf("params %+v", p)
 	}
-	if m := cfg.Algorithms[1].Params.(*TrellisParams); m.Mode != "map" || m.MemoryLimit != 0 {
+	if m := cfg.Algorithms[1].Params.(*registry.TrellisParams); m.Mode != "map" || m.MemoryLimit != 0 {
 		t.Errorf("params %+v", m)
 	}
 	bad := strings.Replace(src, "mode: map}", "mode: map, samples: 3, memory_limit: lots}", 1)
@@ -277,14 +279,14 @@ algorithms:
 }
 
 func TestParseByteSize(t *testing.T) {
-	for in, want := range map[string]ByteSize{"0": 0, "1024": 1024, "1KiB": 1024, "512MiB": 512 << 20, "1.5 GiB": 3 << 29, "2GB": 2e9, "7B": 7} {
-		if got, err := ParseByteSize(in); err != nil || got != want {
-			t.Errorf("ParseByteSize(%q) = %v, %v; want %v", in, got, err, want)
+	for in, want := range map[string]registry.ByteSize{"0": 0, "1024": 1024, "1KiB": 1024, "512MiB": 512 << 20, "1.5 GiB": 3 << 29, "2GB": 2e9, "7B": 7} {
+		if got, err := registry.ParseByteSize(in); err != nil || got != want {
+			t.Errorf("registry.ParseByteSize(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
 	for _, in := range []string{"", "-1", "lots", "1XB", "1e30GiB", "NaN", "NaN GiB", "Inf", "-0.5KiB"} {
-		if _, err := ParseByteSize(in); err == nil {
-			t.Errorf("ParseByteSize(%q) succeeded", in)
+		if _, err := registry.ParseByteSize(in); err == nil {
+			t.Errorf("registry.ParseByteSize(%q) succeeded", in)
 		}
 	}
 }
@@ -298,9 +300,9 @@ func TestBeamParams(t *testing.T) {
 	}
 	sizes := []int{}
 	for _, a := range cfg.Algorithms {
-		sizes = append(sizes, a.Params.(*BeamParams).BeamSize.Of(10))
+		sizes = append(sizes, a.Params.(*registry.BeamParams).BeamSize.Of(10))
 	}
-	if fmt.Sprint(sizes) != "[45 36 45]" || cfg.Algorithms[0].Params.(*BeamParams).Dedup != "structure" {
+	if fmt.Sprint(sizes) != "[45 36 45]" || cfg.Algorithms[0].Params.(*registry.BeamParams).Dedup != "structure" {
 		t.Errorf("beam sizes at n = 10: %v; params %+v", sizes, cfg.Algorithms[0].Params)
 	}
 	bad := strings.Replace(strings.Replace(src, "beam_size: 36", "beam_size: 0", 1), "dedup: float", "dedup: bits", 1)
@@ -339,7 +341,7 @@ func TestBeamSizeFormulas(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.spelling, err)
 		}
-		size := cfg.Algorithms[0].Params.(*BeamParams).BeamSize
+		size := cfg.Algorithms[0].Params.(*registry.BeamParams).BeamSize
 		for n, want := range c.want {
 			if got := size.Of(n); got != want {
 				t.Errorf("%s at n = %d: %d, want %d", c.spelling, n, got, want)
@@ -362,11 +364,11 @@ algorithms:
 		t.Fatal(err)
 	}
 	// The defaults of schema.go, and the bounds of validate.go accepted at their edges.
-	if p := cfg.Algorithms[0].Params.(*SparseTrellisParams); fmt.Sprint(p.Seeds) != "[greedy beam]" || p.BeamSize.Of(10) != 30 ||
+	if p := cfg.Algorithms[0].Params.(*registry.SparseTrellisParams); fmt.Sprint(p.Seeds) != "[greedy beam]" || p.BeamSize.Of(10) != 30 ||
 		p.AllPairsMaxSize != 8 || p.SplitsTried != 25 || p.SplitsKept != 15 || p.MaxClusters != 100000 || p.BeamDedup != "structure" {
 		t.Errorf("defaults %+v", p)
 	}
-	if p := cfg.Algorithms[1].Params.(*SparseTrellisParams); fmt.Sprint(p.Seeds) != "[greedy]" || p.BeamSize.Of(5) != 10 || p.AllPairsMaxSize != 20 || p.MaxClusters != 1 {
+	if p := cfg.Algorithms[1].Params.(*registry.SparseTrellisParams); fmt.Sprint(p.Seeds) != "[greedy]" || p.BeamSize.Of(5) != 10 || p.AllPairsMaxSize != 20 || p.MaxClusters != 1 {
 		t.Errorf("params %+v", p)
 	}
 	bad := strings.Replace(src, "  - sparse_trellis\n", "  - {name: sparse_trellis, seeds: [], all_pairs_max_size: 0, splits_tried: -1, splits_kept: -2, max_clusters: 0}\n", 1)
@@ -410,27 +412,27 @@ algorithms:
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := cfg.Algorithms[0].Params.(*BHCParams)
+	p := cfg.Algorithms[0].Params.(*registry.BHCParams)
 	// An absent niw mapping still gets its defaults: the data recipe with g 20 for the BHC family.
 	if p.Prior != "dp" || p.Alpha != 1 || p.Model != "niw" || p.NIW.Recipe != "data" || p.NIW.G != 20 || p.NIW.Kappa0 != 0.001 || p.Cut != "top_down" || p.CC.Value != 1 {
 		t.Errorf("bhc defaults: %+v", p)
 	}
-	if e := cfg.Algorithms[1].Params.(*BHCParams).NIW; e.Recipe != "explicit" || e.Nu0 != 3 || e.Kappa0 != 0.1 || len(e.Lambda0) != 2 {
+	if e := cfg.Algorithms[1].Params.(*registry.BHCParams).NIW; e.Recipe != "explicit" || e.Nu0 != 3 || e.Kappa0 != 0.1 || len(e.Lambda0) != 2 {
 		t.Errorf("explicit niw: %+v", e)
 	}
-	if r := cfg.Algorithms[2].Params.(*RBHCParams); r.Prior != "fixed" || r.Pi != 0.3 || r.M != 10 || r.Filter != "logodds" {
+	if r := cfg.Algorithms[2].Params.(*registry.RBHCParams); r.Prior != "fixed" || r.Pi != 0.3 || r.M != 10 || r.Filter != "logodds" {
 		t.Errorf("rbhc: %+v", r)
 	}
-	if e := cfg.Algorithms[3].Params.(*EMBHCParams); e.M != 4 || e.Steps != 2 || e.ResolveM != 100 {
+	if e := cfg.Algorithms[3].Params.(*registry.EMBHCParams); e.M != 4 || e.Steps != 2 || e.ResolveM != 100 {
 		t.Errorf("embhc: %+v", e)
 	}
-	if b := cfg.Algorithms[5].Params.(*BRTParams); b.Gamma != 0.3 || !b.CC.Optimise || b.NIW.G != 10 || b.JoinOnly {
+	if b := cfg.Algorithms[5].Params.(*registry.BRTParams); b.Gamma != 0.3 || !b.CC.Optimise || b.NIW.G != 10 || b.JoinOnly {
 		t.Errorf("brt: %+v", b)
 	}
 	if a := cfg.Algorithms[6]; len(a.Datasets) != 1 || a.Datasets[0] != "c" || len(cfg.Algorithms[0].Datasets) != 0 {
 		t.Errorf("datasets of %s: %v", a.Label, a.Datasets)
 	}
-	if m := cfg.Datasets[0].Source.(*MixtureSource); m.Kind != "gaussian" || m.Components != 4 || m.Dims != 2 || m.Items != 2 || m.SplitModel.Model != "correlation" {
+	if m := cfg.Datasets[0].Source.(*registry.MixtureSource); m.Kind != "gaussian" || m.Components != 4 || m.Dims != 2 || m.Items != 2 || m.SplitModel.Model != "correlation" {
 		t.Errorf("mixture defaults: %+v", m)
 	}
 	// Nested parameters reach records as maps keyed by config key, and survive Resolved.

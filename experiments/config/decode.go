@@ -2,11 +2,11 @@ package config
 
 import (
 	"fmt"
+	"hcbench/experiments/registry"
 	"math"
 	"reflect"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -191,7 +191,7 @@ func (d *decoder) mapping(node *yaml.Node, out any, path string, handled ...stri
 	fs := fieldsOf(v.Type())
 	lines := keyLines{}
 	if node.Kind != yaml.MappingNode {
-		d.fail(node.Line, orTop(path), "want a mapping of keys to values, got %s", describe(node))
+		d.fail(node.Line, orTop(path), "want a mapping of keys to values, got %s", registry.Describe(node))
 		return lines
 	}
 	byKey := fieldsByKey(v.Type())
@@ -248,19 +248,13 @@ func (d *decoder) mapping(node *yaml.Node, out any, path string, handled ...stri
 // isNested reports whether a field of type t is a nested mapping of schema keys (a struct that
 // does not parse its own YAML).
 func isNested(t reflect.Type) bool {
-	return t.Kind() == reflect.Struct && !reflect.PointerTo(t).Implements(reflect.TypeFor[nodeDecoder]())
-}
-
-// nodeDecoder is implemented by schema types that parse their own YAML (for example a beam size
-// given as a number or as a formula in n).
-type nodeDecoder interface {
-	decodeNode(n *yaml.Node) error
+	return t.Kind() == reflect.Struct && !reflect.PointerTo(t).Implements(reflect.TypeFor[registry.YAMLDecoder]())
 }
 
 func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) {
 	if v.CanAddr() {
-		if nd, ok := v.Addr().Interface().(nodeDecoder); ok {
-			if err := nd.decodeNode(n); err != nil {
+		if nd, ok := v.Addr().Interface().(registry.YAMLDecoder); ok {
+			if err := nd.DecodeYAML(n); err != nil {
 				d.fail(n.Line, path, "%v", err)
 			}
 			return
@@ -273,28 +267,28 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) {
 	switch v.Kind() {
 	case reflect.String:
 		if n.Kind != yaml.ScalarNode {
-			d.fail(n.Line, path, "want a string, got %s", describe(n))
+			d.fail(n.Line, path, "want a string, got %s", registry.Describe(n))
 			return
 		}
 		v.SetString(n.Value)
 	case reflect.Int:
 		var x int
-		if !isNumber(n, "!!int") || n.Decode(&x) != nil {
-			d.fail(n.Line, path, "want an integer, got %s%s", describe(n), quotedNumber(n))
+		if !registry.IsNumber(n, "!!int") || n.Decode(&x) != nil {
+			d.fail(n.Line, path, "want an integer, got %s%s", registry.Describe(n), registry.QuotedNumber(n))
 			return
 		}
 		v.SetInt(int64(x))
 	case reflect.Uint64:
 		var x uint64
-		if !isNumber(n, "!!int") || n.Decode(&x) != nil {
-			d.fail(n.Line, path, "want a non-negative integer, got %s%s", describe(n), quotedNumber(n))
+		if !registry.IsNumber(n, "!!int") || n.Decode(&x) != nil {
+			d.fail(n.Line, path, "want a non-negative integer, got %s%s", registry.Describe(n), registry.QuotedNumber(n))
 			return
 		}
 		v.SetUint(x)
 	case reflect.Float64:
 		var x float64
-		if !isNumber(n, "!!int", "!!float") || n.Decode(&x) != nil {
-			d.fail(n.Line, path, "want a number, got %s%s", describe(n), quotedNumber(n))
+		if !registry.IsNumber(n, "!!int", "!!float") || n.Decode(&x) != nil {
+			d.fail(n.Line, path, "want a number, got %s%s", registry.Describe(n), registry.QuotedNumber(n))
 			return
 		}
 		if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -305,13 +299,13 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) {
 	case reflect.Bool:
 		var x bool
 		if n.Kind != yaml.ScalarNode || n.Decode(&x) != nil {
-			d.fail(n.Line, path, "want true or false, got %s", describe(n))
+			d.fail(n.Line, path, "want true or false, got %s", registry.Describe(n))
 			return
 		}
 		v.SetBool(x)
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
-			d.fail(n.Line, path, "want a list, got %s", describe(n))
+			d.fail(n.Line, path, "want a list, got %s", registry.Describe(n))
 			return
 		}
 		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
@@ -328,37 +322,6 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) {
 	default:
 		panic(fmt.Sprintf("config: schema field %s has unsupported type %s", path, v.Type()))
 	}
-}
-
-// isNumber reports whether n is a scalar that YAML reads as one of tags. A quoted number ("5",
-// or !!str 5) is a string in YAML, and is not a number here either, for integers and floats alike.
-func isNumber(n *yaml.Node, tags ...string) bool {
-	return n.Kind == yaml.ScalarNode && slices.Contains(tags, n.ShortTag())
-}
-
-// quotedNumber explains why a quoted number is refused.
-func quotedNumber(n *yaml.Node) string {
-	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
-		return ""
-	}
-	if _, err := strconv.ParseFloat(n.Value, 64); err != nil {
-		return ""
-	}
-	return " (a quoted number is a string in YAML; write it without quotes)"
-}
-
-// describe names what a node holds, for "want X, got Y" messages.
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	}
-	if n.ShortTag() == "!!null" {
-		return "nothing"
-	}
-	return strconv.Quote(n.Value)
 }
 
 func join(path, key string) string {

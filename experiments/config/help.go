@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"hcbench/experiments/registry"
 	"io"
 	"reflect"
 	"strings"
@@ -37,32 +38,28 @@ func WriteHelp(w io.Writer) error {
 		p("  %s\t%s\t%s\t%s\n", k, "list", "", listKeys[k])
 	}
 	section("Data set entry (every source)", reflect.TypeFor[datasetKeys]())
-	for _, g := range sortedKeys(generators) {
-		section(fmt.Sprintf("Data set with generator: %s", g), generators[g])
-	}
-	for _, f := range sortedKeys(fileFormats) {
-		var exts []string
-		for e, name := range defaultFormats {
-			if name == f {
-				exts = append(exts, e)
+	for _, src := range registry.Sources() {
+		title := fmt.Sprintf("Data set with generator: %s", src.Name)
+		if src.File {
+			title = "Data set with file: PATH and format: " + src.Name
+			if len(src.Extensions) > 0 {
+				title += fmt.Sprintf(" (the default for %s files)", strings.Join(src.Extensions, ", "))
 			}
 		}
-		title := "Data set with file: PATH and format: " + f
-		if len(exts) > 0 {
-			title += fmt.Sprintf(" (the default for %s files)", strings.Join(sortedStrings(exts), ", "))
-		}
-		section(title, fileFormats[f])
+		p("\n%s: %s\n", title, src.Help)
+		keys("", reflect.TypeOf(src.NewParams()).Elem())
 	}
 	p("\nAlgorithm entry: a name, or a mapping with these keys and the algorithm's parameters\n")
 	for _, f := range fieldsOf(reflect.TypeFor[algorithmKeys]()) {
 		p("  %s\t%s\t%s\t%s\n", f.key, typeName(f.typ), defaultText(f), f.help)
 	}
-	for _, a := range sortedKeys(algorithmParams) {
-		p("\nAlgorithm %s: %s\n", a, algorithmHelp[a])
-		if len(fieldsOf(algorithmParams[a])) == 0 {
+	for _, a := range registry.Algorithms() {
+		p("\nAlgorithm %s: %s\n", a.Name, a.Help)
+		t := reflect.TypeOf(a.NewParams()).Elem()
+		if len(fieldsOf(t)) == 0 {
 			p("  (no parameters)\n")
 		}
-		keys("", algorithmParams[a])
+		keys("", t)
 	}
 	p("\nReports\n")
 	for _, r := range ReportNames() {
@@ -71,25 +68,11 @@ func WriteHelp(w io.Writer) error {
 	return tw.Flush()
 }
 
-func sortedStrings(s []string) []string {
-	m := map[string]bool{}
-	for _, x := range s {
-		m[x] = true
-	}
-	return sortedKeys(m)
-}
-
-// typeNames are the types of keys whose values have their own syntax.
-var typeNames = map[reflect.Type]string{
-	reflect.TypeFor[BeamSize](): "number or formula in n",
-	reflect.TypeFor[CC]():       "number or optimise",
-	reflect.TypeFor[ByteSize](): "size (bytes, or a number with KiB, MiB, GiB)",
-}
-
-// typeName says what a key's value is, in the user's words rather than Go's.
+// typeName says what a key's value is, in the user's words rather than Go's: a type with its own
+// syntax names it (registry.YAMLDecoder's YAMLType).
 func typeName(t reflect.Type) string {
-	if name, ok := typeNames[t]; ok {
-		return name
+	if d, ok := reflect.New(t).Interface().(registry.YAMLDecoder); ok {
+		return d.YAMLType()
 	}
 	switch t.Kind() {
 	case reflect.Int:
@@ -215,16 +198,9 @@ func appendStruct(m *yaml.Node, v reflect.Value) {
 }
 
 // SourcePath returns the file of a file source, "" for a generator.
-func SourcePath(src any) string {
-	if f, ok := src.(interface{ path() string }); ok {
-		return f.path()
+func SourcePath(src registry.Params) string {
+	if f, ok := src.(registry.FileParams); ok {
+		return f.File()
 	}
 	return ""
 }
-
-func (f *JetsFile) path() string      { return f.Path }
-func (f *JetsFile) setPath(p string)  { f.Path = p }
-func (f *PAM50File) path() string     { return f.Path }
-func (f *PAM50File) setPath(p string) { f.Path = p }
-func (f *CSVFile) path() string       { return f.Path }
-func (f *CSVFile) setPath(p string)   { f.Path = p }

@@ -16,7 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"hcbench/datasets/datadir"
-	"hcbench/generators/ginkgo"
+	"hcbench/experiments/registry"
 )
 
 // Options are the settings of a config's loading that do not come from its file.
@@ -240,7 +240,7 @@ func (d *decoder) merge(m *yaml.Node) {
 			case v.Kind == yaml.SequenceNode && !slices.ContainsFunc(v.Content, func(e *yaml.Node) bool { return e.Kind != yaml.MappingNode }):
 				sources = append(sources, v.Content...)
 			default:
-				d.addf(k.Line, "<<: a merge key takes a mapping or a list of mappings (usually aliases such as *defaults), got %s", describe(v))
+				d.addf(k.Line, "<<: a merge key takes a mapping or a list of mappings (usually aliases such as *defaults), got %s", registry.Describe(v))
 			}
 			continue
 		}
@@ -323,7 +323,7 @@ func (d *decoder) list(root *yaml.Node, key string, mustHave bool) []*yaml.Node 
 		return nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		d.fail(n.Line, key, "want a list, got %s", describe(n))
+		d.fail(n.Line, key, "want a list, got %s", registry.Describe(n))
 		return nil
 	}
 	if mustHave && len(n.Content) == 0 {
@@ -340,123 +340,98 @@ func (d *decoder) datasets(cfg *Config, root *yaml.Node, top keyLines) {
 	for i, n := range d.list(root, "datasets", true) {
 		path := fmt.Sprintf("datasets[%d]", i)
 		if n.Kind != yaml.MappingNode {
-			d.fail(n.Line, path, "want a mapping with a name and a generator or file, got %s", describe(n))
+			d.fail(n.Line, path, "want a mapping with a name and a generator or file, got %s", registry.Describe(n))
 			d.unnamedDataset = true
 			continue
 		}
 		ds := Dataset{Line: n.Line, Index: i}
-		typ, kind := d.sourceType(n, path)
+		src := d.sourceOf(n, path)
 		var keys datasetKeys
-		extra := keysExcept(n, reflect.TypeFor[datasetKeys]())
-		if typ != nil {
-			extra = keyNames(typ)
+		var extra []string
+		if src != nil {
+			extra = keyNames(reflect.TypeOf(src.NewParams()).Elem())
+		} else {
+			extra = keysExcept(n, reflect.TypeFor[datasetKeys]())
 		}
 		ds.lines = d.mapping(n, &keys, path, extra...)
-		ds.Name, ds.Kind = keys.Name, kind
-		if typ != nil {
-			src := reflect.New(typ)
-			d.mapping(n, src.Interface(), path, keysExcept(n, typ)...)
-			ds.Source = src.Interface()
-			if f, ok := ds.Source.(interface{ setPath(string) }); ok {
-				f.setPath(keys.File)
+		ds.Name = keys.Name
+		if src != nil {
+			ds.Kind = src.Name
+			params := src.NewParams()
+			typ := reflect.TypeOf(params).Elem()
+			d.mapping(n, params, path, keysExcept(n, typ)...)
+			if f, ok := params.(registry.FileParams); ok {
+				f.SetFile(keys.File)
 			}
-			d.resolveSource(&ds)
+			if src.Defaults != nil {
+				src.Defaults(params, defaults{d: d, ds: &ds})
+			}
+			ds.Source = params
 		}
 		cfg.Datasets = append(cfg.Datasets, ds)
 	}
 }
 
-// sourceType picks the source type of a data set entry from its generator, file and format keys.
-// A key that is not a scalar is left to the decoding of the entry's keys, which reports it.
-func (d *decoder) sourceType(n *yaml.Node, path string) (reflect.Type, string) {
+// sourceOf picks the source of a data set entry from its generator, file and format keys. A key
+// that is not a scalar is left to the decoding of the entry's keys, which reports it.
+func (d *decoder) sourceOf(n *yaml.Node, path string) *registry.Source {
 	gen, file, format := child(n, "generator"), child(n, "file"), child(n, "format")
 	for _, k := range []*yaml.Node{gen, file, format} {
 		if k != nil && k.Kind != yaml.ScalarNode {
-			return nil, ""
+			return nil
+		}
+	}
+	var generators, formats []string
+	for _, s := range registry.Sources() {
+		if s.File {
+			formats = append(formats, s.Name)
+		} else {
+			generators = append(generators, s.Name)
 		}
 	}
 	switch {
 	case gen != nil && file != nil:
 		d.addf(n.Line, "%s: give either generator or file, not both", path)
-		return nil, ""
+		return nil
 	case gen != nil:
-		t, ok := generators[gen.Value]
-		if !ok {
-			d.addf(gen.Line, "%s.generator: unknown generator %q%s", path, gen.Value, d.suggest("generators", gen.Value, sortedKeys(generators)))
-			return nil, ""
+		s, ok := registry.LookupSource(gen.Value)
+		if !ok || s.File {
+			d.addf(gen.Line, "%s.generator: unknown generator %q%s", path, gen.Value, d.suggest("generators", gen.Value, generators))
+			return nil
 		}
 		if format != nil {
 			d.addf(format.Line, "%s.format: only a file has a format", path)
 		}
-		return t, gen.Value
+		return s
 	case file != nil:
 		name := ""
 		if format != nil {
 			name = format.Value
-			if _, ok := fileFormats[name]; !ok {
-				d.addf(format.Line, "%s.format: unknown format %q%s", path, name, d.suggest("formats", name, sortedKeys(fileFormats)))
-				return nil, ""
-			}
-		} else {
-			var ok bool
-			name, ok = defaultFormats[strings.ToLower(filepath.Ext(file.Value))]
-			if !ok {
-				d.addf(file.Line, "%s: cannot tell the format of %q from its extension; add format (one of %s)", path, file.Value, strings.Join(sortedKeys(fileFormats), ", "))
-				return nil, ""
-			}
+		} else if name = registry.FormatOf(strings.ToLower(filepath.Ext(file.Value))); name == "" {
+			d.addf(file.Line, "%s: cannot tell the format of %q from its extension; add format (one of %s)", path, file.Value, strings.Join(formats, ", "))
+			return nil
 		}
-		return fileFormats[name], name
+		s, ok := registry.LookupSource(name)
+		if !ok || !s.File {
+			d.addf(format.Line, "%s.format: unknown format %q%s", path, name, d.suggest("formats", name, formats))
+			return nil
+		}
+		return s
 	}
-	d.addf(n.Line, "%s: give a generator (%s) or a file", path, strings.Join(sortedKeys(generators), ", "))
-	return nil, ""
+	d.addf(n.Line, "%s: give a generator (%s) or a file", path, strings.Join(generators, ", "))
+	return nil
 }
 
-// resolveSource fills the defaults that depend on other keys. When what a default depends on
-// could not be decoded or is invalid, the key is marked failed instead, so that validation does
-// not report a value the user never wrote.
-func (d *decoder) resolveSource(ds *Dataset) {
-	switch s := ds.Source.(type) {
-	case *GinkgoSource:
-		p, err := ginkgo.Preset(s.JetType, s.TCut)
-		typeOK := err == nil && !d.failed[ds.Path("jet_type")]
-		if !ds.Has("mass") {
-			if typeOK {
-				s.Mass = p.Mass
-			} else {
-				d.skip(ds.Path("mass"))
-			}
-		}
-		if !ds.Has("lambda_root") {
-			switch {
-			case !typeOK, s.JetType == ginkgo.QCD && d.failed[ds.Path("lambda")]:
-				d.skip(ds.Path("lambda_root"))
-			case s.JetType == ginkgo.QCD:
-				s.LambdaRoot = s.Lambda
-			default:
-				s.LambdaRoot = p.LambdaRoot
-			}
-		}
-	case vectorSource:
-		if !ds.Has("sample_key") {
-			if d.failed[ds.Path("name")] {
-				d.skip(ds.Path("sample_key"))
-			}
-			s.vectorData().SampleKey = ds.Name
-		}
-	}
+// defaults is what a source's Defaults sees of the entry being decoded (registry.Defaults).
+type defaults struct {
+	d  *decoder
+	ds *Dataset
 }
 
-// vectorSource is a file source of labelled vectors.
-type vectorSource interface{ vectorData() *VectorData }
-
-func (f *PAM50File) vectorData() *VectorData { return &f.VectorData }
-func (f *CSVFile) vectorData() *VectorData   { return &f.VectorData }
-
-// Vectors returns the vector keys of a pam50 file data set.
-func (f *PAM50File) Vectors() VectorData { return f.VectorData }
-
-// Vectors returns the vector keys of a CSV file data set.
-func (f *CSVFile) Vectors() VectorData { return f.VectorData }
+func (f defaults) Has(key string) bool    { return f.ds.Has(key) }
+func (f defaults) Failed(key string) bool { return f.d.failed[f.ds.Path(key)] }
+func (f defaults) Skip(key string)        { f.d.skip(f.ds.Path(key)) }
+func (f defaults) Name() string           { return f.ds.Name }
 
 func (d *decoder) algorithms(cfg *Config, root *yaml.Node, top keyLines) {
 	if !top.has("algorithms") {
@@ -469,41 +444,43 @@ func (d *decoder) algorithms(cfg *Config, root *yaml.Node, top keyLines) {
 		switch n.Kind {
 		case yaml.ScalarNode:
 			a.Name, a.Label = n.Value, n.Value
-			typ, ok := algorithmParams[a.Name]
+			alg, ok := registry.LookupAlgorithm(a.Name)
 			if !ok {
-				d.fail(n.Line, path, "unknown algorithm %q%s", a.Name, d.suggest("algorithms", a.Name, sortedKeys(algorithmParams)))
+				d.fail(n.Line, path, "unknown algorithm %q%s", a.Name, d.suggest("algorithms", a.Name, registry.AlgorithmNames()))
 				continue
 			}
-			p := reflect.New(typ)
-			a.lines = d.mapping(&yaml.Node{Kind: yaml.MappingNode, Line: n.Line}, p.Interface(), path)
-			a.Params = p.Interface()
+			a.Params = alg.NewParams()
+			a.lines = d.mapping(&yaml.Node{Kind: yaml.MappingNode, Line: n.Line}, a.Params, path)
 		case yaml.MappingNode:
 			name := child(n, "name")
-			typ, ok := reflect.Type(nil), false
+			var alg *registry.Algorithm
+			ok := false
 			if name != nil && name.Kind == yaml.ScalarNode {
-				typ, ok = algorithmParams[name.Value]
+				alg, ok = registry.LookupAlgorithm(name.Value)
 				if !ok {
-					d.fail(name.Line, path+".name", "unknown algorithm %q%s", name.Value, d.suggest("algorithms", name.Value, sortedKeys(algorithmParams)))
+					d.fail(name.Line, path+".name", "unknown algorithm %q%s", name.Value, d.suggest("algorithms", name.Value, registry.AlgorithmNames()))
 				}
 			}
 			var keys algorithmKeys
 			extra := keysExcept(n, reflect.TypeFor[algorithmKeys]())
+			var params registry.Params
 			if ok {
-				extra = keyNames(typ)
+				params = alg.NewParams()
+				extra = keyNames(reflect.TypeOf(params).Elem())
 			}
 			d.mapping(n, &keys, path, extra...)
 			if !ok {
 				continue
 			}
-			p := reflect.New(typ)
-			a.lines = d.mapping(n, p.Interface(), path, keysExcept(n, typ)...)
-			a.Params = p.Interface()
+			typ := reflect.TypeOf(params).Elem()
+			a.lines = d.mapping(n, params, path, keysExcept(n, typ)...)
+			a.Params = params
 			a.Name, a.Label, a.Datasets = keys.Name, keys.Label, keys.Datasets
 			if !a.lines.has("label") {
 				a.Label = a.Name
 			}
 		default:
-			d.fail(n.Line, path, "want an algorithm name or a mapping with a name, got %s", describe(n))
+			d.fail(n.Line, path, "want an algorithm name or a mapping with a name, got %s", registry.Describe(n))
 			continue
 		}
 		cfg.Algorithms = append(cfg.Algorithms, a)
@@ -518,7 +495,7 @@ func (d *decoder) reports(cfg *Config, root *yaml.Node, top keyLines) {
 	seen := map[string]bool{}
 	for i, n := range d.list(root, "reports", false) {
 		if n.Kind != yaml.ScalarNode {
-			d.addf(n.Line, "reports[%d]: want a report name, got %s", i, describe(n))
+			d.addf(n.Line, "reports[%d]: want a report name, got %s", i, registry.Describe(n))
 			continue
 		}
 		if _, ok := reportHelp[n.Value]; !ok {

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"hcbench/datasets/datadir"
+	"hcbench/experiments/registry"
 	"os"
 	"path/filepath"
 	"slices"
@@ -144,7 +145,7 @@ algorithms:
 		t.Fatalf("workers %d, %d data sets, %d algorithms", cfg.Workers, len(cfg.Datasets), len(cfg.Algorithms))
 	}
 	// b takes jets and t_cut from a, and its lambda_root follows its own lambda (QCD).
-	b := cfg.Datasets[1].Source.(*GinkgoSource)
+	b := cfg.Datasets[1].Source.(*registry.GinkgoSource)
 	if cfg.Datasets[1].Name != "b" || b.Jets != 2 || b.TCut != 16 || b.Lambda != 2 || b.LambdaRoot != 2 {
 		t.Errorf("data set b: %s %+v", cfg.Datasets[1].Name, b)
 	}
@@ -153,7 +154,7 @@ algorithms:
 		threads     int
 	}{{"trellis", "map", 1}, {"t2", "map", 1}, {"t3", "full", 2}} {
 		a := cfg.Algorithms[i]
-		p := a.Params.(*TrellisParams)
+		p := a.Params.(*registry.TrellisParams)
 		if a.Label != want.label || p.Mode != want.mode || p.Threads != want.threads {
 			t.Errorf("algorithm %d: label %s, mode %s, threads %d; want %+v", i, a.Label, p.Mode, p.Threads, want)
 		}
@@ -204,8 +205,8 @@ algorithms: [greedy]
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Seed != 16 || cfg.Datasets[0].Source.(*GinkgoSource).Jets != 1000 {
-		t.Errorf("seed %d, jets %d; want 16 and 1000", cfg.Seed, cfg.Datasets[0].Source.(*GinkgoSource).Jets)
+	if cfg.Seed != 16 || cfg.Datasets[0].Source.(*registry.GinkgoSource).Jets != 1000 {
+		t.Errorf("seed %d, jets %d; want 16 and 1000", cfg.Seed, cfg.Datasets[0].Source.(*registry.GinkgoSource).Jets)
 	}
 }
 
@@ -258,7 +259,7 @@ algorithms: [greedy]
 		t.Fatal(err)
 	}
 	for i, want := range []string{"cos", "cos", "first"} {
-		if got := cfg.Datasets[i].Source.(*CSVFile).SampleKey; got != want {
+		if got := cfg.Datasets[i].Source.(*registry.CSVFile).SampleKey; got != want {
 			t.Errorf("data set %d: sample_key %q, want %q", i, got, want)
 		}
 	}
@@ -294,8 +295,8 @@ func TestJetsFileLikelihood(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := cfg.Datasets[0].Source.(*JetsFile), cfg.Datasets[1].Source.(*JetsFile)
-	if a.Likelihood != Stored || a.RootLambda != Stored || b.Likelihood != "ginkgo2021" || b.RootLambda != "uniform" {
+	a, b := cfg.Datasets[0].Source.(*registry.JetsFile), cfg.Datasets[1].Source.(*registry.JetsFile)
+	if a.Likelihood != registry.Stored || a.RootLambda != registry.Stored || b.Likelihood != "ginkgo2021" || b.RootLambda != "uniform" {
 		t.Errorf("likelihood keys: %+v, %+v", a, b)
 	}
 	if !cfg.Datasets[1].Has("likelihood") || cfg.Datasets[0].Has("likelihood") || cfg.Datasets[1].KeyLine("likelihood") != 5 {

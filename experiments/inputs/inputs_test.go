@@ -12,6 +12,7 @@ import (
 	"hcbench/algorithms/model"
 	"hcbench/datasets/jets"
 	"hcbench/experiments/config"
+	"hcbench/experiments/registry"
 )
 
 // parse writes src as exp.yaml into dir and loads it.
@@ -107,7 +108,7 @@ algorithms: [truth]
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := JetModel(&js[0], config.JetLikelihood{Likelihood: c.likelihood, RootLambda: c.rootLambda})
+		m, err := registry.JetModel(&js[0], registry.JetLikelihood{Likelihood: c.likelihood, RootLambda: c.rootLambda})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +183,7 @@ algorithms: [greedy]
 				t.Errorf("%s item %d (%v): missing cells %v, want %d", d.Name, i, it.Names, it.MissingCells, want)
 			}
 		}
-		if p := d.Params(); p["sample_key"] != ds.Source.(*config.CSVFile).SampleKey || p["file"] != "d.csv" || p["format"] != "csv" {
+		if p := d.Params(); p["sample_key"] != ds.Source.(*registry.CSVFile).SampleKey || p["file"] != "d.csv" || p["format"] != "csv" {
 			t.Errorf("%s: data params %v", d.Name, p)
 		}
 	}

@@ -7,6 +7,7 @@ package memory
 
 import (
 	"fmt"
+	"math"
 	"sync"
 )
 
@@ -66,4 +67,21 @@ func Format(b int64) string {
 		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
 	}
 	return fmt.Sprintf("%d KiB", (b+1023)>>10)
+}
+
+// Add returns a + b, or math.MaxInt64 where that would overflow: estimates of absurd configs
+// (jets: 1e12, beam_size: 2^59) saturate instead of wrapping round to small numbers.
+func Add(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// Mul returns a·b for non-negative a and b, saturating as Add does.
+func Mul(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
 }

@@ -3,19 +3,15 @@ package plan
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 	"os"
 	"slices"
 	"strings"
 
-	"hcbench/algorithms/bhc"
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/trellis"
-	"hcbench/datasets/jets"
 	"hcbench/experiments/config"
 	"hcbench/experiments/inputs"
 	"hcbench/experiments/item"
 	"hcbench/experiments/memory"
+	"hcbench/experiments/registry"
 	"hcbench/experiments/results"
 )
 
@@ -36,34 +32,19 @@ const (
 	jetItemBytes, jetLeafBytes       = 3 << 10, 500
 	recordBytes, recordLeafBytes     = 3 << 10, 60
 	vectorItemBytes, vectorLeafBytes = 2 << 10, 64 // plus 8 a feature, 8·N² with the weights
-	// pairBytes is what BHC and BRT hold per pair of items (their candidate heaps: 736 MB at
-	// n = 4000, 45 bytes per n²); linkage holds two n×n float64 matrices.
-	pairBytes        = 48
-	linkagePairBytes = 16
 	// processBytes is the Go runtime and the binary.
 	processBytes = 32 << 20
-	// fileFactor bounds the memory of a data file's parsed contents by its size (see
-	// inputs.CSVBytesPerByte).
-	csvFileFactor, jetsFileFactor = inputs.CSVBytesPerByte, inputs.JetsBytesPerByte
 )
-
-// subsetBytes is the model's subset scorer's memory per subset (model.SubsetModel.SubsetBytes).
-func subsetBytes(s item.Size) int {
-	if s.Jets {
-		return 8
-	}
-	return 16
-}
 
 // itemBytes estimates one materialised item of a data set with n leaves.
 func itemBytes(s item.Size, n int) int64 {
 	nn := int64(n)
 	if s.Jets {
-		return satAdd(jetItemBytes, satMul(jetLeafBytes, nn))
+		return memory.Add(jetItemBytes, memory.Mul(jetLeafBytes, nn))
 	}
-	b := satAdd(vectorItemBytes+satMul(vectorLeafBytes, nn), satMul(8*nn, int64(s.Dims)))
+	b := memory.Add(vectorItemBytes+memory.Mul(vectorLeafBytes, nn), memory.Mul(8*nn, int64(s.Dims)))
 	if s.Weights {
-		b = satAdd(b, satMul(8*nn, nn))
+		b = memory.Add(b, memory.Mul(8*nn, nn))
 	}
 	return b
 }
@@ -79,45 +60,18 @@ func typicalLeaves(s item.Size) int {
 }
 
 // taskBytes estimates the working memory of algorithm a on an item of n leaves of a data set of
-// size s, beyond the item and the record: the trellis's tables, BHC's pairs, linkage's matrices.
+// size s, beyond the item and the record (its entry's Memory; a few slices of n without one).
 func taskBytes(a config.Algorithm, s item.Size, n int) int64 {
-	nn := int64(n)
-	// Saturating arithmetic: absurd parameters (beam_size: 2^59) must not wrap to small estimates.
-	sq := func(k int64) int64 { return satMul(k, k) }
-	switch p := a.Params.(type) {
-	case *config.TrellisParams:
-		if n > model.MaxSubsetItems {
-			return 0 // refused before it allocates (see feasibility)
-		}
-		o := trellis.Options{MAPOnly: p.Mode == "map", NoCount: !p.CountTrees, Marginals: p.Marginals > 0, Samples: p.Samples > 0, MAPTies: p.CountMAPTrees}
-		return trellis.MemoryFor(n, subsetBytes(s), o)
-	case *config.BHCExactParams:
-		if n > bhc.MaxExactItems {
-			return 0
-		}
-		return 20 << n
-	case *config.BHCParams, *config.BRTParams:
-		return satMul(pairBytes, sq(nn))
-	case *config.RBHCParams:
-		m := int64(p.M)
-		if m < 2 || m >= nn {
-			return satMul(pairBytes, sq(nn))
-		}
-		return satAdd(satMul(pairBytes, sq(m)), satMul(512, nn))
-	case *config.EMBHCParams:
-		m := int64(max(p.M, p.ResolveM))
-		if p.M < 2 || int64(p.M) >= nn || p.ResolveM == 0 {
-			return satMul(pairBytes, sq(nn))
-		}
-		return satAdd(satMul(pairBytes, sq(min(m, nn))), satMul(512, nn))
-	case *config.LinkageParams:
-		return satMul(linkagePairBytes, sq(nn))
-	case *config.BeamParams:
-		return satAdd(satMul(satMul(32, int64(p.BeamSize.Of(n))), nn), satMul(8, sq(nn)))
-	case *config.SparseTrellisParams:
-		return satAdd(satMul(400, int64(p.MaxClusters)), satMul(satMul(32, int64(p.BeamSize.Of(n))), nn))
+	if alg, ok := registry.LookupAlgorithm(a.Name); ok && alg.Memory != nil {
+		return alg.Memory(a.Params, s, n)
 	}
-	return satMul(64, nn) // truth, greedy: a few slices of n
+	return memory.Mul(64, int64(n))
+}
+
+// budgeted reports whether a's working memory comes from the run's shared budget (the trellis).
+func budgeted(a config.Algorithm) bool {
+	alg, ok := registry.LookupAlgorithm(a.Name)
+	return ok && alg.Budgeted
 }
 
 // Estimate is a memory estimate and what makes it up, largest part first.
@@ -136,24 +90,8 @@ func (e *Estimate) add(what string, b int64) {
 	if b <= 0 {
 		return
 	}
-	e.Bytes = satAdd(e.Bytes, b)
+	e.Bytes = memory.Add(e.Bytes, b)
 	e.Parts = append(e.Parts, Part{what, b})
-}
-
-// satAdd adds without overflowing: estimates of absurd configs (jets: 1e12) saturate.
-func satAdd(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
-}
-
-// satMul multiplies without overflowing.
-func satMul(a, b int64) int64 {
-	if a != 0 && b > math.MaxInt64/a {
-		return math.MaxInt64
-	}
-	return a * b
 }
 
 // String lists the parts: "items of data set q: 2.0 GiB; records: 1.1 GiB; …".
@@ -201,25 +139,29 @@ func preEstimate(cfg *config.Config, shards int) (Estimate, []error) {
 		if s, ok := inputs.GeneratedSize(ds); ok {
 			items := int64(s.Items)
 			e.add(fmt.Sprintf("the plan of data set %s (%d items × %d %s)", ds.Name, items, algs, results.Plural(int(algs), "algorithm", "algorithms")),
-				satMul(items, satAdd(planItemBytes, satMul(algs, planTaskBytes))))
+				memory.Mul(items, memory.Add(planItemBytes, memory.Mul(algs, planTaskBytes))))
 			n, runs := typicalLeaves(s), int64(runsOn(cfg, ds, s.Jets))
 			// An item that alone exceeds the limit is left to feasibility, which names the
 			// algorithms that cannot run on it, at their lines, and what to change.
 			if k := perShard(items); runs > 0 && itemBytes(s, n) <= memory.Limit() {
-				e.add(fmt.Sprintf("the %d %s of data set %s", k, results.Plural(int(k), "item", "items"), ds.Name), satMul(k, itemBytes(s, n)))
-				e.add(fmt.Sprintf("the records of data set %s", ds.Name), satMul(perShard(satMul(items, runs)), recordBytes+recordLeafBytes*int64(n)))
+				e.add(fmt.Sprintf("the %d %s of data set %s", k, results.Plural(int(k), "item", "items"), ds.Name), memory.Mul(k, itemBytes(s, n)))
+				e.add(fmt.Sprintf("the records of data set %s", ds.Name), memory.Mul(perShard(memory.Mul(items, runs)), recordBytes+recordLeafBytes*int64(n)))
 			}
 			continue
 		}
-		if v, ok := ds.Source.(interface{ Vectors() config.VectorData }); ok && v.Vectors().Subsamples > 0 {
-			items := int64(v.Vectors().Subsamples)
+		src, _ := registry.LookupSource(ds.Kind)
+		if src == nil {
+			continue
+		}
+		if src.Listed != nil && src.Listed(ds.Source) > 0 {
+			items := int64(src.Listed(ds.Source))
 			e.add(fmt.Sprintf("the plan of data set %s (%d subsamples × %d %s)", ds.Name, items, algs, results.Plural(int(algs), "algorithm", "algorithms")),
-				satMul(items, satAdd(planItemBytes, satMul(algs, planTaskBytes))))
+				memory.Mul(items, memory.Add(planItemBytes, memory.Mul(algs, planTaskBytes))))
 			if k, runs := perShard(items), int64(runsOn(cfg, ds, false)); runs > 0 {
 				// Their leaves are not known before the file is read: the least an item and a
 				// record take.
-				e.add(fmt.Sprintf("the %d %s of data set %s", k, results.Plural(int(k), "item", "items"), ds.Name), satMul(k, vectorItemBytes))
-				e.add(fmt.Sprintf("the records of data set %s", ds.Name), satMul(perShard(satMul(items, runs)), recordBytes))
+				e.add(fmt.Sprintf("the %d %s of data set %s", k, results.Plural(int(k), "item", "items"), ds.Name), memory.Mul(k, vectorItemBytes))
+				e.add(fmt.Sprintf("the records of data set %s", ds.Name), memory.Mul(perShard(memory.Mul(items, runs)), recordBytes))
 			}
 		}
 		path := cfg.Resolve(config.SourcePath(ds.Source))
@@ -227,29 +169,15 @@ func preEstimate(cfg *config.Config, shards int) (Estimate, []error) {
 		if err != nil || !st.Mode().IsRegular() {
 			continue // missing files are reported by validation; streams by the readers' limits
 		}
-		factor, size, limited := int64(csvFileFactor), st.Size(), false
-		if j, ok := ds.Source.(*config.JetsFile); ok {
-			factor = jetsFileFactor
-			if j.Limit > 0 {
-				// Only the first limit jets are read, each of at most one line; their size is not
-				// known before, and the reader stops at inputs.MaxText.
-				size = min(size, satMul(int64(j.Limit), jets.MaxLine))
-				limited = true
-			}
-		} else {
-			size = textSize(path, size)
-		}
-		need := satMul(size, factor)
-		if limited {
-			need = min(need, memory.Budget())
+		factor, size := src.BytesPerByte, textSize(path, st.Size())
+		need := memory.Mul(size, factor)
+		if src.ReadBytes != nil {
+			// The reader stops at registry.MaxText too: at most the budget.
+			need = min(memory.Mul(src.ReadBytes(ds.Source, st.Size()), factor), memory.Budget())
 		}
 		if need > memory.Budget() {
-			change := "read a smaller file (or a part of its rows)"
-			if factor == jetsFileFactor {
-				change = "read the first jets only (limit), or a smaller file"
-			}
 			problems = append(problems, cfg.Problem(&ds, "file", "%s holds %s of text, whose parsed contents would take about %s, more than %s, the half of the %s that reading a data file may take; %s",
-				path, memory.Format(size), memory.Format(need), memory.Format(memory.Budget()), memory.Describe(), change))
+				path, memory.Format(size), memory.Format(need), memory.Format(memory.Budget()), memory.Describe(), src.TooLargeHint))
 			continue
 		}
 		e.add(fmt.Sprintf("reading data set %s (%s, %s)", ds.Name, config.SourcePath(ds.Source), memory.Format(st.Size())), need)
@@ -282,7 +210,7 @@ func textSize(path string, size int64) int64 {
 func runsOn(cfg *config.Config, ds config.Dataset, truth bool) int {
 	n := 0
 	for _, a := range cfg.Algorithms {
-		if len(a.Datasets) > 0 && !slices.Contains(a.Datasets, ds.Name) || a.Name == "truth" && !truth {
+		if len(a.Datasets) > 0 && !slices.Contains(a.Datasets, ds.Name) || a.Name == registry.Truth && !truth {
 			continue
 		}
 		n++
@@ -296,7 +224,7 @@ func runsOn(cfg *config.Config, ds config.Dataset, truth bool) int {
 func (p *Plan) Memory(workers int, inShard func(k int) bool) Estimate {
 	var e Estimate
 	e.add("the Go runtime", processBytes)
-	e.add("the plan", satMul(int64(len(p.Tasks)), planTaskBytes))
+	e.add("the plan", memory.Mul(int64(len(p.Tasks)), planTaskBytes))
 	needs := map[*inputs.Dataset]map[int]bool{}
 	var records, work []int64
 	var trellisMax int64
@@ -312,7 +240,7 @@ func (p *Plan) Memory(workers int, inShard func(k int) bool) Estimate {
 		n := typicalLeaves(s)
 		records = append(records, recordBytes+recordLeafBytes*int64(n))
 		b := taskBytes(t.Algorithm, s, n)
-		if _, ok := t.Algorithm.Params.(*config.TrellisParams); ok {
+		if budgeted(t.Algorithm) {
 			trellisMax = max(trellisMax, b)
 			continue
 		}
@@ -321,19 +249,19 @@ func (p *Plan) Memory(workers int, inShard func(k int) bool) Estimate {
 	for _, d := range p.Datasets {
 		if k := len(needs[d]); k > 0 {
 			s := d.Size()
-			e.add(fmt.Sprintf("the %d items of data set %s", k, d.Name), satMul(int64(k), itemBytes(s, typicalLeaves(s))))
+			e.add(fmt.Sprintf("the %d items of data set %s", k, d.Name), memory.Mul(int64(k), itemBytes(s, typicalLeaves(s))))
 		}
 	}
 	var rec int64
 	for _, r := range records {
-		rec = satAdd(rec, r)
+		rec = memory.Add(rec, r)
 	}
 	e.add(fmt.Sprintf("%d records", len(records)), rec)
 	// The largest working memories, one per worker.
 	slices.Sort(work)
 	var w int64
 	for i := len(work) - 1; i >= 0 && i >= len(work)-workers; i-- {
-		w = satAdd(w, work[i])
+		w = memory.Add(w, work[i])
 	}
 	e.add(fmt.Sprintf("the working memory of the largest tasks on %d workers", workers), w)
 	e.add("the trellis tables (within their shared budget)", min(trellisMax, memory.Budget()))
@@ -370,8 +298,8 @@ func feasibility(cfg *config.Config, ds []*inputs.Dataset) (problems []error, wa
 			case why(s.MinLeaves) != "":
 				problems = append(problems, config.Problem{File: cfg.Path, Line: a.Line, Msg: fmt.Sprintf("algorithms[%d] (%s) cannot run on data set %s: %s",
 					a.Index, a.Label, d.Name, why(s.MinLeaves))})
-			case s.MaxLeaves == 0 && why(model.MaxSubsetItems+1) != "" && isTrellis(a):
-				warnings = append(warnings, fmt.Sprintf("%s:%d: algorithms[%d] (%s) fails on the jets of data set %s with more than %d leaves (or over its memory limit); max_leaves bounds them",
+			case s.MaxLeaves == 0 && why(unboundedLeaves) != "":
+				warnings = append(warnings, fmt.Sprintf("%s:%d: algorithms[%d] (%s) fails on the items of data set %s with more than %d leaves (or over its memory limit); max_leaves bounds them",
 					cfg.Path, a.Line, a.Index, a.Label, d.Name, largestRunnable(a, s)))
 			case s.MaxLeaves > 0 && why(s.MaxLeaves) != "":
 				warnings = append(warnings, fmt.Sprintf("%s:%d: algorithms[%d] (%s) fails on the items of data set %s with more than %d leaves: %s",
@@ -382,10 +310,9 @@ func feasibility(cfg *config.Config, ds []*inputs.Dataset) (problems []error, wa
 	return problems, warnings
 }
 
-func isTrellis(a config.Algorithm) bool {
-	_, ok := a.Params.(*config.TrellisParams)
-	return ok
-}
+// unboundedLeaves is the leaf count at which feasibility warns about data sets whose items have
+// no bound (generated jets without max_leaves): more than Ginkgo jets have at the cuts configs use.
+const unboundedLeaves = 100
 
 // largestRunnable returns the largest leaf count algorithm a can run on (searched up to 10^7).
 func largestRunnable(a config.Algorithm, s item.Size) int {
@@ -401,37 +328,27 @@ func largestRunnable(a config.Algorithm, s item.Size) int {
 	return lo
 }
 
-// cannotRun says why algorithm a cannot run on an item of n leaves of a data set of size s, or "".
+// cannotRun says why algorithm a cannot run on an item of n leaves of a data set of size s, or
+// "": its entry's own reason (registry.Algorithm.CannotRun), or an item and working memory
+// beyond what the process may use.
 func cannotRun(a config.Algorithm, s item.Size, n int) string {
-	switch p := a.Params.(type) {
-	case *config.TrellisParams:
-		if n > model.MaxSubsetItems {
-			return fmt.Sprintf("the exact trellis handles at most %d items, and its items have %d", model.MaxSubsetItems, n)
-		}
-		limit := int64(p.MemoryLimit)
-		if limit == 0 {
-			limit = memory.Budget()
-		}
-		if need := taskBytes(a, s, n); need > limit {
-			return fmt.Sprintf("N = %d needs about %s for its tables, over its memory_limit of %s (raise memory_limit, up to what the process may use, %s, or use an approximate algorithm)",
-				n, memory.Format(need), memory.Format(limit), memory.Describe())
-		}
-	case *config.BHCExactParams:
-		if n > bhc.MaxExactItems {
-			return fmt.Sprintf("bhc_exact handles at most %d items, and its items have %d", bhc.MaxExactItems, n)
+	alg, ok := registry.LookupAlgorithm(a.Name)
+	if !ok {
+		return ""
+	}
+	if alg.CannotRun != nil {
+		if why := alg.CannotRun(a.Params, s, n, registry.Run{}); why != "" {
+			return why
 		}
 	}
-	if need := satAdd(taskBytes(a, s, n), itemBytes(s, n)); need > memory.Limit() {
-		hint := "use smaller items (points, rows, subsamples) or an algorithm that needs less"
-		switch a.Params.(type) {
-		case *config.BeamParams:
-			hint = "lower beam_size, or use smaller items (points, rows, subsamples)"
-		case *config.SparseTrellisParams:
-			hint = "lower max_clusters or beam_size, or use smaller items (points, rows, subsamples)"
+	if need := memory.Add(taskBytes(a, s, n), itemBytes(s, n)); need > memory.Limit() {
+		hint := alg.MemoryHint
+		if hint == "" {
+			hint = "use smaller items (points, rows, subsamples) or an algorithm that needs less"
 		}
-		if s.Weights && satMul(8*int64(n), int64(n)) > memory.Limit()/2 {
+		if s.Weights && memory.Mul(8*int64(n), int64(n)) > memory.Limit()/2 {
 			hint = fmt.Sprintf("the correlation-clustering weights alone take %s; use smaller items (points, rows, subsamples), or split_model: none, which the Bayesian algorithms and euclidean linkage run without",
-				memory.Format(satMul(8*int64(n), int64(n))))
+				memory.Format(memory.Mul(8*int64(n), int64(n))))
 		}
 		return fmt.Sprintf("an item of %d leaves needs about %s, more than the %s this process may use; %s", n, memory.Format(need), memory.Describe(), hint)
 	}

@@ -14,6 +14,7 @@ import (
 	"hcbench/experiments/config"
 	"hcbench/experiments/inputs"
 	"hcbench/experiments/memory"
+	"hcbench/experiments/registry"
 )
 
 // Task is one algorithm variant on one data item.
@@ -30,7 +31,7 @@ func Key(dataset, item, label string) string {
 }
 
 // SeedKey returns the key of a task's random stream; data streams use another prefix
-// (inputs.DataKey), so the two never coincide.
+// (registry.SeedKey), so the two never coincide.
 func SeedKey(taskKey string) string { return "task|" + taskKey }
 
 // Plan is an opened config and its tasks.
@@ -89,7 +90,7 @@ func NewShard(ctx context.Context, cfg *config.Config, shards int) (*Plan, error
 	for _, d := range p.Datasets {
 		for i := range d.Len() {
 			for _, a := range cfg.Algorithms {
-				if a.Name == "truth" && !d.HasTruth(i) || len(a.Datasets) > 0 && !slices.Contains(a.Datasets, d.Name) {
+				if a.Name == registry.Truth && !d.HasTruth(i) || len(a.Datasets) > 0 && !slices.Contains(a.Datasets, d.Name) {
 					continue
 				}
 				p.Tasks = append(p.Tasks, Task{Key: Key(d.Name, d.ID(i), a.Label), Dataset: d, Item: i, Algorithm: a})

@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"hcbench/experiments/config"
 	"hcbench/internal/linelimit"
 )
 
@@ -92,7 +91,7 @@ type Manifest struct {
 	Algorithms []string `json:"algorithms"`
 	Reports    []string `json:"reports"`
 	// Thresholds are the config's regression thresholds, which compare reads from the later run.
-	Thresholds config.Thresholds `json:"thresholds"`
+	Thresholds Thresholds `json:"thresholds"`
 	// DataFiles identify the data files the run read, by their SHA-256: with the config hash,
 	// they are the run's identity, which a resume and the shards of a merge must share.
 	DataFiles []DataFile `json:"data_files,omitempty"`

@@ -15,7 +15,6 @@ import (
 	"log/slog"
 	"maps"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -32,7 +31,9 @@ import (
 	"hcbench/experiments/config"
 	"hcbench/experiments/inputs"
 	"hcbench/experiments/item"
+	"hcbench/experiments/memory"
 	"hcbench/experiments/plan"
+	"hcbench/experiments/registry"
 	"hcbench/experiments/results"
 	"hcbench/experiments/seeds"
 	"hcbench/reports/metrics"
@@ -635,7 +636,11 @@ func runTasks(ctx context.Context, tasks []plan.Task, p *plan.Plan, items *itemS
 		mu   sync.Mutex
 		recs []results.Record
 	)
-	env := newTaskEnv()
+	solvers, err := startSolvers(p, workers, log)
+	if err != nil {
+		return nil, err
+	}
+	defer solvers.close(log)
 	var started atomic.Int64
 	forEach(runCtx, len(tasks), workers, func(k int) {
 		if runCtx.Err() != nil {
@@ -643,7 +648,7 @@ func runTasks(ctx context.Context, tasks []plan.Task, p *plan.Plan, items *itemS
 		}
 		t := tasks[k]
 		started.Add(1)
-		rec, ok := runTask(runCtx, p, t, items, env)
+		rec, ok := runTask(runCtx, p, t, items, solvers.of[t.Algorithm.Label])
 		if !ok || runCtx.Err() != nil {
 			return // abandoned on cancellation; a resumed run redoes it
 		}
@@ -670,7 +675,7 @@ func runTasks(ctx context.Context, tasks []plan.Task, p *plan.Plan, items *itemS
 
 // runTask runs one task and builds its record. ok is false when the task was cut short by
 // cancellation and must not be recorded.
-func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet, env taskEnv) (rec results.Record, ok bool) {
+func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet, solver registry.Solver) (rec results.Record, ok bool) {
 	d := t.Dataset
 	rec = results.Record{
 		Schema:        results.RecordSchema,
@@ -703,9 +708,9 @@ func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet, env
 	if it.Truth != nil {
 		rec.TruthLogLikelihood = results.Log(it.TruthLogLikelihood)
 	}
-	rng := seeds.Stream(p.Config.Seed, plan.SeedKey(t.Key))
+	task := registry.Task{Key: t.Key, Dataset: d.Name, Item: it, Seed: rec.Seed, RNG: seeds.Stream(p.Config.Seed, plan.SeedKey(t.Key))}
 	start := time.Now()
-	sol, err := safeSolve(ctx, t.Algorithm, it, rng, env)
+	sol, err := safeSolve(ctx, solver, task)
 	rec.Seconds = time.Since(start).Seconds()
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
@@ -714,14 +719,14 @@ func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet, env
 		rec.Error = err.Error()
 		return rec, true
 	}
-	if !math.IsNaN(sol.logLikelihood) {
-		rec.LogLikelihood = results.Log(sol.logLikelihood)
+	if !math.IsNaN(sol.LogLikelihood) {
+		rec.LogLikelihood = results.Log(sol.LogLikelihood)
 	}
-	rec.Clusters = sol.clusters
-	rec.Newick = sol.tree.Newick(it.Names)
-	rec.Warnings = append(rec.Warnings, sol.warnings...)
-	if sol.fill != nil {
-		sol.fill(&rec)
+	rec.Clusters = sol.Clusters
+	rec.Newick = sol.Tree.Newick(it.Names)
+	rec.Warnings = append(rec.Warnings, sol.Warnings...)
+	if sol.Fill != nil {
+		sol.Fill(&rec)
 	}
 	if it.Labels != nil {
 		addPurity(&rec, sol, it.Labels)
@@ -731,27 +736,66 @@ func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet, env
 
 // safeSolve turns a panic inside an algorithm into a failed task, so that one bad task never
 // takes the others down; the stack goes into the error for a bug report.
-func safeSolve(ctx context.Context, a config.Algorithm, it *item.Item, rng *rand.Rand, env taskEnv) (sol solution, err error) {
+func safeSolve(ctx context.Context, solver registry.Solver, t registry.Task) (sol registry.Solution, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("internal error (please report): panic: %v\n%s", r, debug.Stack())
 		}
 	}()
-	return solve(ctx, a, it, rng, env)
+	sol, err = solver.Solve(ctx, t)
+	if err == nil && sol.Tree == nil {
+		err = errors.New("internal error (please report): the algorithm returned no tree")
+	}
+	return sol, err
+}
+
+// solverSet holds the solvers of a run's algorithm variants, by label.
+type solverSet struct {
+	of map[string]registry.Solver
+}
+
+// startSolvers starts every algorithm variant of the plan for a run on workers (registry.Run):
+// their solvers, which the tasks share, with the run's memory budget.
+func startSolvers(p *plan.Plan, workers int, log *slog.Logger) (*solverSet, error) {
+	run := registry.Run{ConfigDir: p.Config.Dir(), Workers: workers, Budget: registry.NewBudget(memory.Budget()), Log: log}
+	set := &solverSet{of: map[string]registry.Solver{}}
+	for _, a := range p.Config.Algorithms {
+		alg, ok := registry.LookupAlgorithm(a.Name)
+		if !ok {
+			set.close(log)
+			return nil, fmt.Errorf("algorithm %q is not in this build's table", a.Name)
+		}
+		sv, err := alg.Start(a.Params, run)
+		if err != nil {
+			set.close(log)
+			return nil, fmt.Errorf("algorithms[%d] (%s): %w", a.Index, a.Label, err)
+		}
+		set.of[a.Label] = sv
+	}
+	return set, nil
+}
+
+// close closes every solver, logging what fails.
+func (s *solverSet) close(log *slog.Logger) {
+	for label, sv := range s.of {
+		if err := sv.Close(); err != nil {
+			log.Warn("closing an algorithm", "algorithm", label, "error", err)
+		}
+	}
 }
 
 // addPurity scores the tree (and the flat clustering, if any) against the item's labels.
-func addPurity(rec *results.Record, sol solution, labels []string) {
+func addPurity(rec *results.Record, sol registry.Solution, labels []string) {
 	finite := func(x float64) *float64 {
 		if math.IsNaN(x) {
 			return nil
 		}
 		return &x
 	}
-	leaf, pair, used := metrics.DendrogramPurity(sol.tree, labels)
+	leaf, pair, used := metrics.DendrogramPurity(sol.Tree, labels)
 	rec.DendrogramPurity, rec.DendrogramPurityPair, rec.LabelledLeaves = finite(leaf), finite(pair), used
-	if sol.clusters != nil {
-		p, adj := metrics.FlatPurity(sol.clusters, labels)
+	if sol.Clusters != nil {
+		p, adj := metrics.FlatPurity(sol.Clusters, labels)
 		rec.FlatPurity, rec.AdjustedPurity = finite(p), finite(adj)
 	}
 }

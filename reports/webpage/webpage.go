@@ -22,7 +22,6 @@ import (
 	"strings"
 	"time"
 
-	"hcbench/experiments/config"
 	"hcbench/experiments/results"
 )
 
@@ -314,7 +313,7 @@ func summaryRows(m results.Manifest) []row {
 	add("Data sets", strings.Join(m.Datasets, ", "), false)
 	add("Algorithms", strings.Join(m.Algorithms, ", "), false)
 	add("Reports", strings.Join(m.Reports, ", "), false)
-	if t := m.Thresholds; t != (config.Thresholds{}) {
+	if t := m.Thresholds; t != (results.Thresholds{}) {
 		add("Thresholds", fmt.Sprintf("log_likelihood %g, exact_gap %g, log_evidence %g, purity %g, time %g",
 			t.LogLikelihood, t.ExactGap, t.LogEvidence, t.Purity, t.Time), false)
 	}

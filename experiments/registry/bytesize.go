@@ -1,4 +1,4 @@
-package config
+package registry
 
 import (
 	"fmt"
@@ -20,9 +20,9 @@ var byteUnits = []struct {
 	{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1},
 }
 
-func (b *ByteSize) decodeNode(n *yaml.Node) error {
+func (b *ByteSize) DecodeYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
-		return fmt.Errorf("want a size such as 8GiB, got %s", describe(n))
+		return fmt.Errorf("want a size such as 8GiB, got %s", Describe(n))
 	}
 	v, err := ParseByteSize(n.Value)
 	if err != nil {
@@ -48,3 +48,6 @@ func ParseByteSize(s string) (ByteSize, error) {
 	}
 	return ByteSize(x * mult), nil
 }
+
+// YAMLType names the value's syntax for help.
+func (*ByteSize) YAMLType() string { return "size (bytes, or a number with KiB, MiB, GiB)" }

@@ -1,8 +1,10 @@
-package config
+package registry
 
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,12 +44,12 @@ func (b BeamSize) String() string {
 	return b.Formula
 }
 
-func (b *BeamSize) decodeNode(n *yaml.Node) error {
+func (b *BeamSize) DecodeYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
-		return fmt.Errorf("want a number or one of %s, got %s", strings.Join(sortedKeys(beamFormulas), ", "), describe(n))
+		return fmt.Errorf("want a number or one of %s, got %s", strings.Join(slices.Sorted(maps.Keys(beamFormulas)), ", "), Describe(n))
 	}
-	if x, err := strconv.Atoi(n.Value); err == nil && !isNumber(n, "!!int") {
-		return fmt.Errorf("want a number or a formula in n, got %s%s", describe(n), quotedNumber(n))
+	if x, err := strconv.Atoi(n.Value); err == nil && !IsNumber(n, "!!int") {
+		return fmt.Errorf("want a number or a formula in n, got %s%s", Describe(n), QuotedNumber(n))
 	} else if err == nil {
 		if x < 1 {
 			return fmt.Errorf("must be at least 1, got %d", x)
@@ -62,7 +64,7 @@ func (b *BeamSize) decodeNode(n *yaml.Node) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("want a number or one of %s, got %q", strings.Join(sortedKeys(beamFormulas), ", "), n.Value)
+	return fmt.Errorf("want a number or one of %s, got %q", strings.Join(slices.Sorted(maps.Keys(beamFormulas)), ", "), n.Value)
 }
 
 // MarshalYAML writes the size as it is written in a config.
@@ -80,3 +82,6 @@ func (b BeamSize) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(b.Formula)
 }
+
+// YAMLType names the value's syntax for help.
+func (*BeamSize) YAMLType() string { return "number or formula in n" }

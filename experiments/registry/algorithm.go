@@ -1,0 +1,170 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+
+	"golang.org/x/sync/semaphore"
+
+	"hcbench/algorithms/tree"
+	"hcbench/experiments/item"
+	"hcbench/experiments/results"
+)
+
+// Algorithm is an entry of the algorithm table: what a config's `algorithms:` entry names.
+type Algorithm struct {
+	// Name is what configs write (`- trellis`); lower-case letters, digits and '_'.
+	Name string
+	// Help says what the algorithm does, in one paragraph, for `help config` and the docs.
+	Help string
+	// NewParams returns a pointer to a new parameters struct; config decodes a config entry into
+	// it, applies its defaults and calls its Check.
+	NewParams func() Params
+	// Start prepares one variant (one config entry) for a run, before its tasks: an algorithm
+	// that needs nothing returns its Solver at once (see Func); one that keeps resources across
+	// tasks (the external algorithm's programs) keeps them in its Solver until Close.
+	Start func(p Params, run Run) (Solver, error)
+	// Memory estimates the working memory of one task on an item of n leaves of a data set of
+	// size s, beyond the item and the record; nil: negligible (O(n)). Estimates are refused
+	// before a run when they exceed what the process may use.
+	Memory func(p Params, s item.Size, n int) int64
+	// MemoryHint says what to change when Memory is more than the process may use (default: use
+	// smaller items).
+	MemoryHint string
+	// CannotRun says why the variant cannot run on an item of n leaves of a data set of size s
+	// (too many leaves for an exact method, over its memory limit), or ""; nil: it always can.
+	// A variant that can run on no item of a data set is a config error; one that fails only on
+	// some is a warning.
+	CannotRun func(p Params, s item.Size, n int, run Run) string
+	// Budgeted marks an algorithm whose Memory comes from the run's shared Budget (the trellis's
+	// tables): the estimate counts the largest such task once, not once per worker.
+	Budgeted bool
+}
+
+// Run is what a variant knows of the run it belongs to.
+type Run struct {
+	// ConfigDir is the config file's directory: paths in parameters are relative to it.
+	ConfigDir string
+	// Workers is the number of tasks run at once.
+	Workers int
+	// Budget is the memory that tasks with large tables share (see Budget).
+	Budget *Budget
+	// Log receives what the variant wants a user to see (an external program's stderr).
+	Log *slog.Logger
+}
+
+// Task is one algorithm variant on one item.
+type Task struct {
+	// Key is the task key (dataset=…|item=…|algorithm=…), Dataset the data set's name.
+	Key, Dataset string
+	Item         *item.Item
+	// Seed is the first 64 bits of the task's random stream's seed, as its record has it; RNG is
+	// that stream, the task's only source of randomness.
+	Seed uint64
+	RNG  *rand.Rand
+}
+
+// Solution is what an algorithm returns for a task's record.
+type Solution struct {
+	Tree *tree.Tree
+	// LogLikelihood is the tree's log-likelihood under the item's split model; NaN when there is
+	// none (no split model, or a rose tree the model does not score), and the record then has no
+	// log_likelihood.
+	LogLikelihood float64
+	Warnings      []string
+	// Clusters is the algorithm's flat clustering (lists of items), where it has one.
+	Clusters [][]int
+	// Fill adds the algorithm's own fields to the record (log Z, marginals, log evidence, …); it
+	// may change the record's params (which hold every parameter, defaults applied) to say
+	// which settings shaped the result.
+	Fill func(*results.Record)
+}
+
+// Solver runs a prepared variant on items. Solve is called from several goroutines at once (one
+// per worker), never after Close.
+type Solver interface {
+	Solve(ctx context.Context, t Task) (Solution, error)
+	Close() error
+}
+
+// Func is a Solver with nothing to release: most algorithms.
+type Func func(ctx context.Context, t Task) (Solution, error)
+
+// Solve calls f.
+func (f Func) Solve(ctx context.Context, t Task) (Solution, error) { return f(ctx, t) }
+
+// Close does nothing.
+func (Func) Close() error { return nil }
+
+// Simple makes an Algorithm's Start from a solve function of its own parameter type, for
+// algorithms that keep nothing between tasks.
+func Simple[P Params](solve func(ctx context.Context, p P, t Task, run Run) (Solution, error)) func(Params, Run) (Solver, error) {
+	return func(p Params, run Run) (Solver, error) {
+		pp, ok := p.(P)
+		if !ok {
+			return nil, fmt.Errorf("registry: parameters %T, want %T", p, *new(P))
+		}
+		return Func(func(ctx context.Context, t Task) (Solution, error) { return solve(ctx, pp, t, run) }), nil
+	}
+}
+
+// Budget is memory that the tasks of a run share for their large tables (the trellis's): a task
+// takes what it will allocate before it does, waiting while others hold it, so that tasks running
+// at once stay within the budget together and whether a task fits does not depend on the number
+// of workers.
+type Budget struct {
+	sem   *semaphore.Weighted
+	total int64
+}
+
+// NewBudget returns a budget of total bytes.
+func NewBudget(total int64) *Budget {
+	return &Budget{sem: semaphore.NewWeighted(total), total: total}
+}
+
+// Total returns the budget's size.
+func (b *Budget) Total() int64 { return b.total }
+
+// Acquire takes n bytes (at most the whole budget), waiting for them, and returns the function
+// that gives them back; it returns ctx's error if ctx ends first.
+func (b *Budget) Acquire(ctx context.Context, n int64) (release func(), err error) {
+	n = min(n, b.total)
+	if err := b.sem.Acquire(ctx, n); err != nil {
+		return nil, err
+	}
+	return func() { b.sem.Release(n) }, nil
+}
+
+// ErrNoModel is returned by an algorithm that scores splits on an item without a split model.
+var ErrNoModel = errors.New("needs a split model, and this data set has split_model: none")
+
+var algorithms = map[string]*Algorithm{}
+
+// RegisterAlgorithm adds a to the table; it panics on a duplicate or malformed name, or on a
+// missing NewParams or Start (a mistake in the program, found at start-up).
+func RegisterAlgorithm(a Algorithm) {
+	if a.NewParams == nil || a.Start == nil {
+		panic(fmt.Sprintf("registry: algorithm %q needs NewParams and Start", a.Name))
+	}
+	register(algorithms, "algorithm", a.Name, &a)
+}
+
+// LookupAlgorithm returns the algorithm of a name.
+func LookupAlgorithm(name string) (*Algorithm, bool) { return lookup(algorithms, name) }
+
+// Algorithms returns every algorithm, by name.
+func Algorithms() []*Algorithm {
+	return sorted(algorithms, func(a *Algorithm) string { return a.Name })
+}
+
+// AlgorithmNames returns the algorithms' names, sorted.
+func AlgorithmNames() []string {
+	var out []string
+	for _, a := range Algorithms() {
+		out = append(out, a.Name)
+	}
+	return out
+}

@@ -1,0 +1,62 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+
+	"hcbench/algorithms/beam"
+	"hcbench/experiments/item"
+	"hcbench/experiments/memory"
+	"hcbench/experiments/results"
+)
+
+func init() {
+	RegisterAlgorithm(Algorithm{
+		Name:       "beam",
+		Help:       "beam search over merges (the trellis papers' baseline): keeps the B best partial hierarchies level by level",
+		NewParams:  func() Params { return &BeamParams{} },
+		Start:      Simple(solveBeam),
+		Memory:     func(p Params, _ item.Size, n int) int64 { return beamBytes(p.(*BeamParams).BeamSize, n) },
+		MemoryHint: "lower beam_size, or use smaller items (points, rows, subsamples)",
+	})
+}
+
+// BeamParams: `beam` is beam search over merges (StandardHC beamSearchOptimal_invM).
+type BeamParams struct {
+	BeamSize BeamSize `yaml:"beam_size" default:"n(n-1)/2" help:"beam size B: a number, or n(n-1)/2 (the ML4PS paper), 3n, max(3n, n(n-1)/2) or min(3n, n(n-1)/2), with n the number of leaves"`
+	Dedup    string   `yaml:"dedup" default:"structure" help:"how equal partial hierarchies are kept once: structure (ours: by their sets of clusters) or float (the reference: by the exact float value of their total, which float rounding can fool)"`
+}
+
+// Check checks the beam's parameters.
+func (p *BeamParams) Check(c Checker) {
+	OneOf(c, "dedup", p.Dedup, "structure", "float")
+}
+
+// beamBytes estimates beam search's memory: B partial hierarchies of up to n clusters, and the
+// n² pair values.
+func beamBytes(b BeamSize, n int) int64 {
+	nn := int64(n)
+	return memory.Add(memory.Mul(memory.Mul(32, int64(b.Of(n))), nn), memory.Mul(8, memory.Mul(nn, nn)))
+}
+
+// beamDedup is the beam rule a config's dedup value names (checked: structure or float).
+func beamDedup(name string) beam.Dedup {
+	if name == "float" {
+		return beam.Float
+	}
+	return beam.Structure
+}
+
+func solveBeam(ctx context.Context, p *BeamParams, t Task, _ Run) (Solution, error) {
+	if t.Item.Model == nil {
+		return Solution{}, fmt.Errorf("beam %w", ErrNoModel)
+	}
+	size := p.BeamSize.Of(t.Item.Leaves())
+	r, err := beam.Run(ctx, t.Item.Model, beam.Options{Size: size, Dedup: beamDedup(p.Dedup)})
+	if err != nil {
+		return Solution{}, err
+	}
+	return Solution{Tree: r.Tree, LogLikelihood: r.LogLikelihood, Fill: func(rec *results.Record) {
+		rec.Params["beam_size_used"] = size
+	}}, nil
+}

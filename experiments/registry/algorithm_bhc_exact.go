@@ -1,0 +1,59 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"hcbench/algorithms/bhc"
+	"hcbench/algorithms/conjugate"
+	"hcbench/experiments/item"
+)
+
+func init() {
+	RegisterAlgorithm(Algorithm{
+		Name:      "bhc_exact",
+		Help:      "the best binary tree under BHC with a fixed π, by dynamic programming over all subsets (n ≤ 20; O(3^n)); its gap to bhc with prior fixed measures how far greedy search falls short",
+		NewParams: func() Params { return &BHCExactParams{} },
+		Start:     Simple(solveBHCExact),
+		// 20 bytes a subset (bhc.MaxExactItems).
+		Memory: func(_ Params, _ item.Size, n int) int64 {
+			if n > bhc.MaxExactItems {
+				return 0 // refused by CannotRun
+			}
+			return 20 << n
+		},
+		CannotRun: func(_ Params, _ item.Size, n int, _ Run) string {
+			if n > bhc.MaxExactItems {
+				return fmt.Sprintf("bhc_exact handles at most %d items, and its items have %d", bhc.MaxExactItems, n)
+			}
+			return ""
+		},
+	})
+}
+
+// BHCExactParams: `bhc_exact` is the best binary tree under a fixed π, by dynamic programming.
+type BHCExactParams struct {
+	Pi           float64 `yaml:"pi" default:"0.5" help:"the fixed merge prior π in (0, 1)"`
+	ClusterModel `yaml:",inline"`
+	Cut          string `yaml:"cut" default:"top_down" help:"flat clusters from r_k < 0.5, as for bhc"`
+	Merges       bool   `yaml:"merges" default:"false" help:"record every merge's quantities, as for bhc"`
+}
+
+// Check checks bhc_exact's parameters.
+func (p *BHCExactParams) Check(v Checker) {
+	checkPi(v, p.Pi)
+	p.ClusterModel.check(v, 20)
+	checkCut(v, p.Cut)
+}
+
+func solveBHCExact(ctx context.Context, p *BHCExactParams, t Task, _ Run) (Solution, error) {
+	run := func(ctx context.Context, m conjugate.Model, _ [][]float64, _ *rand.Rand) (bayesOutcome, error) {
+		h, err := bhc.ExactFixed(ctx, m, p.Pi)
+		if err != nil {
+			return bayesOutcome{}, err
+		}
+		return hierarchyOutcome(h, p.Cut, p.Merges), nil
+	}
+	return solveBayes(ctx, p.ClusterModel, bhc.ExactTieRule, run, t, nil)
+}

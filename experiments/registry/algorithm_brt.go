@@ -1,0 +1,46 @@
+package registry
+
+import (
+	"context"
+	"math/rand/v2"
+
+	"hcbench/algorithms/brt"
+	"hcbench/algorithms/conjugate"
+	"hcbench/experiments/item"
+)
+
+func init() {
+	RegisterAlgorithm(Algorithm{
+		Name:      "brt",
+		Help:      "Bayesian rose trees (Blundell, Teh & Heller 2010): greedy join, absorb and collapse merges; rose trees with any number of children",
+		NewParams: func() Params { return &BRTParams{} },
+		Start:     Simple(solveBRT),
+		Memory:    func(_ Params, _ item.Size, n int) int64 { return pairMemory(n) },
+	})
+}
+
+// BRTParams: `brt` is greedy Bayesian rose trees (Blundell, Teh & Heller 2010).
+type BRTParams struct {
+	Gamma        float64 `yaml:"gamma" default:"0.5" help:"γ in (0, 1): a node with c children has π = 1 − (1−γ)^(c−1)"`
+	ClusterModel `yaml:",inline"`
+	JoinOnly     bool `yaml:"join_only" default:"false" help:"allow joins only (no absorb or collapse): fixed-π BHC with π = γ"`
+}
+
+// Check checks BRT's parameters.
+func (p *BRTParams) Check(v Checker) {
+	if !(p.Gamma > 0 && p.Gamma < 1) {
+		v.Bad("gamma", "must lie in (0, 1), got %v", p.Gamma)
+	}
+	p.ClusterModel.check(v, 10)
+}
+
+func solveBRT(ctx context.Context, p *BRTParams, t Task, _ Run) (Solution, error) {
+	run := func(ctx context.Context, m conjugate.Model, _ [][]float64, _ *rand.Rand) (bayesOutcome, error) {
+		r, err := brt.Run(ctx, m, brt.Options{Gamma: p.Gamma, JoinOnly: p.JoinOnly})
+		if err != nil {
+			return bayesOutcome{}, err
+		}
+		return bayesOutcome{tree: r.Tree(), evidence: r.LogEvidence(), clusters: r.Clusters()}, nil
+	}
+	return solveBayes(ctx, p.ClusterModel, brt.TieRule, run, t, nil)
+}

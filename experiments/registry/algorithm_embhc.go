@@ -1,0 +1,61 @@
+package registry
+
+import (
+	"context"
+	"math/rand/v2"
+
+	"hcbench/algorithms/bhc"
+	"hcbench/algorithms/conjugate"
+	"hcbench/experiments/item"
+	"hcbench/experiments/memory"
+)
+
+func init() {
+	RegisterAlgorithm(Algorithm{
+		Name:      "embhc",
+		Help:      "EMBHC (2005 note, Fig. 5): m clusters from a subsample, refined by hard EM, each resolved into a subtree (greedy BHC or RBHC), the subtrees merged by BHC",
+		NewParams: func() Params { return &EMBHCParams{} },
+		Start:     Simple(solveEMBHC),
+		// BHC on m clusters and RBHC on each; greedy BHC on a cluster (resolve_m 0) costs its n_c².
+		Memory: func(p Params, _ item.Size, n int) int64 {
+			e := p.(*EMBHCParams)
+			if e.M < 2 || e.M >= n || e.ResolveM == 0 {
+				return pairMemory(n)
+			}
+			return memory.Add(pairMemory(min(max(e.M, e.ResolveM), n)), memory.Mul(512, int64(n)))
+		},
+	})
+}
+
+// EMBHCParams: `embhc` is BHC on clusters refined by hard EM (the 2005 note, Fig. 5).
+type EMBHCParams struct {
+	BHCParams `yaml:",inline"`
+	M         int `yaml:"m" default:"50" help:"number of clusters; with m < 2 or m ≥ n, embhc is bhc"`
+	Steps     int `yaml:"steps" default:"10" help:"hard-EM steps k (≥ 0); EM stops early when no point moves"`
+	ResolveM  int `yaml:"resolve_m" default:"100" help:"each cluster becomes a subtree by RBHC with this subsample size (greedy BHC for clusters of at most this many points; 0: always greedy BHC, which costs Σ n_c²)"`
+}
+
+// Check checks EMBHC's parameters.
+func (p *EMBHCParams) Check(v Checker) {
+	p.BHCParams.Check(v)
+	if p.M < 0 {
+		v.Bad("m", "must be 0 or positive, got %d", p.M)
+	}
+	if p.Steps < 0 {
+		v.Bad("steps", "must be 0 or positive, got %d", p.Steps)
+	}
+	if p.ResolveM < 0 {
+		v.Bad("resolve_m", "must be 0 or positive, got %d", p.ResolveM)
+	}
+}
+
+func solveEMBHC(ctx context.Context, p *EMBHCParams, t Task, _ Run) (Solution, error) {
+	run := func(ctx context.Context, m conjugate.Model, x [][]float64, rng *rand.Rand) (bayesOutcome, error) {
+		h, err := bhc.EM(ctx, m, x, bhcPrior(p.Prior, p.Alpha, p.Pi), rng, bhc.EMOptions{M: p.M, Steps: p.Steps, ResolveM: p.ResolveM})
+		if err != nil {
+			return bayesOutcome{}, err
+		}
+		return hierarchyOutcome(h, p.Cut, p.Merges), nil
+	}
+	return solveBayes(ctx, p.ClusterModel, bhc.TieRule, run, t, keepPrior)
+}

@@ -1,0 +1,28 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+
+	"hcbench/algorithms/greedy"
+)
+
+func init() {
+	RegisterAlgorithm(Algorithm{
+		Name:      "greedy",
+		Help:      "greedy agglomeration: merge the pair with the largest split log-likelihood until one cluster is left (ties: the pair with the smallest right position in the list of clusters, then the smallest left one, as StandardHC)",
+		NewParams: func() Params { return &NoParams{} },
+		Start:     Simple(solveGreedy),
+	})
+}
+
+func solveGreedy(ctx context.Context, _ *NoParams, t Task, _ Run) (Solution, error) {
+	if t.Item.Model == nil {
+		return Solution{}, fmt.Errorf("greedy %w", ErrNoModel)
+	}
+	r, err := greedy.Run(ctx, t.Item.Model)
+	if err != nil {
+		return Solution{}, err
+	}
+	return Solution{Tree: r.Tree, LogLikelihood: r.LogLikelihood}, nil
+}

@@ -1,0 +1,112 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+
+	"hcbench/algorithms/beam"
+	"hcbench/algorithms/greedy"
+	"hcbench/algorithms/sparsetrellis"
+	"hcbench/algorithms/tree"
+	"hcbench/experiments/item"
+	"hcbench/experiments/memory"
+	"hcbench/experiments/results"
+)
+
+func init() {
+	RegisterAlgorithm(Algorithm{
+		Name:      "sparse_trellis",
+		Help:      "approximate MAP for large N: the exact dynamic program on the clusters of greedy and beam-search trees, all splits of small clusters and the best of random cuts of large ones; never worse than its seeds",
+		NewParams: func() Params { return &SparseTrellisParams{} },
+		Start:     Simple(solveSparse),
+		Memory: func(p Params, _ item.Size, n int) int64 {
+			sp := p.(*SparseTrellisParams)
+			return memory.Add(memory.Mul(400, int64(sp.MaxClusters)), memory.Mul(memory.Mul(32, int64(sp.BeamSize.Of(n))), int64(n)))
+		},
+		MemoryHint: "lower max_clusters or beam_size, or use smaller items (points, rows, subsamples)",
+	})
+}
+
+// SparseTrellisParams: `sparse_trellis` is the trellis's dynamic program on a sparse trellis
+// seeded with greedy and beam-search trees (our construction, see README).
+type SparseTrellisParams struct {
+	Seeds           []string `yaml:"seeds" default:"[greedy, beam]" help:"seed trees whose clusters and splits the sparse trellis holds: greedy and/or beam (every tree of the final beam)"`
+	BeamSize        BeamSize `yaml:"beam_size" default:"3n" help:"beam size of the beam seed, as for beam"`
+	BeamDedup       string   `yaml:"beam_dedup" default:"structure" help:"how the beam seed keeps equal partial hierarchies, as beam's dedup: structure (no seed slot spent on a forest already held) or float"`
+	AllPairsMaxSize int      `yaml:"all_pairs_max_size" default:"8" help:"clusters of at most this many items get all their splits (1 to 20); at N or more the sparse trellis is the full one"`
+	SplitsTried     int      `yaml:"splits_tried" default:"25" help:"random 2-cuts drawn for each larger cluster"`
+	SplitsKept      int      `yaml:"splits_kept" default:"15" help:"the best of the drawn cuts kept as splits"`
+	MaxClusters     int      `yaml:"max_clusters" default:"100000" help:"most clusters (vertices); beyond it, splits that need new clusters are left out (the seeds' never are)"`
+}
+
+// Check checks the sparse trellis's parameters.
+func (p *SparseTrellisParams) Check(c Checker) {
+	if len(p.Seeds) == 0 {
+		c.Bad("seeds", "give at least one of greedy, beam")
+	}
+	seen := map[string]bool{}
+	for _, s := range p.Seeds {
+		if s != "greedy" && s != "beam" {
+			c.Bad("seeds", "unknown seed %q (want greedy or beam)", s)
+		} else if seen[s] {
+			c.Bad("seeds", "%q listed twice", s)
+		}
+		seen[s] = true
+	}
+	if p.AllPairsMaxSize < 1 || p.AllPairsMaxSize > 20 {
+		c.Bad("all_pairs_max_size", "must be 1 to 20, got %d", p.AllPairsMaxSize)
+	}
+	if p.SplitsTried < 0 {
+		c.Bad("splits_tried", "must be 0 or positive, got %d", p.SplitsTried)
+	}
+	if p.SplitsKept < 0 {
+		c.Bad("splits_kept", "must be 0 or positive, got %d", p.SplitsKept)
+	}
+	if p.MaxClusters < 1 {
+		c.Bad("max_clusters", "must be positive, got %d", p.MaxClusters)
+	}
+	OneOf(c, "beam_dedup", p.BeamDedup, "structure", "float")
+}
+
+// solveSparse seeds the sparse trellis with greedy and the final beam of a beam search, and records
+// the beam size it used beside the config's parameters.
+func solveSparse(ctx context.Context, p *SparseTrellisParams, t Task, _ Run) (Solution, error) {
+	it := t.Item
+	if it.Model == nil {
+		return Solution{}, fmt.Errorf("sparse_trellis %w", ErrNoModel)
+	}
+	var seeds []*tree.Tree
+	used := map[string]any{}
+	for _, s := range p.Seeds {
+		switch s {
+		case "greedy":
+			g, err := greedy.Run(ctx, it.Model)
+			if err != nil {
+				return Solution{}, err
+			}
+			seeds = append(seeds, g.Tree)
+		case "beam":
+			opts := beam.Options{Size: p.BeamSize.Of(it.Leaves()), Dedup: beamDedup(p.BeamDedup), All: true}
+			b, err := beam.Run(ctx, it.Model, opts)
+			if err != nil {
+				return Solution{}, err
+			}
+			seeds = append(seeds, b.Trees...)
+			used["beam_size_used"] = opts.Size
+		}
+	}
+	r, err := sparsetrellis.Run(ctx, it.Model, t.RNG, sparsetrellis.Options{
+		Seeds: seeds, AllPairsMaxSize: p.AllPairsMaxSize, SplitsTried: p.SplitsTried, SplitsKept: p.SplitsKept, MaxClusters: p.MaxClusters,
+	})
+	if err != nil {
+		return Solution{}, err
+	}
+	// r.LogLikelihood is the MAP tree re-scored by model.TreeLogLikelihood, as greedy and beam
+	// report theirs, not the dynamic program's sum.
+	return Solution{Tree: r.Tree, LogLikelihood: r.LogLikelihood, Fill: func(rec *results.Record) {
+		rec.SparseClusters, rec.SparseSplits = r.Clusters, r.Splits
+		for k, v := range used {
+			rec.Params[k] = v
+		}
+	}}, nil
+}

@@ -1,0 +1,26 @@
+package registry
+
+import (
+	"context"
+	"errors"
+)
+
+func init() {
+	RegisterAlgorithm(Algorithm{
+		Name:      "truth",
+		Help:      "scores the generating tree (data sets that have one; other items get no truth task)",
+		NewParams: func() Params { return &NoParams{} },
+		Start:     Simple(solveTruth),
+	})
+}
+
+// Truth is the name of the algorithm that scores an item's generating tree; the plan gives it a
+// task only for items that have one.
+const Truth = "truth"
+
+func solveTruth(_ context.Context, _ *NoParams, t Task, _ Run) (Solution, error) {
+	if t.Item.Truth == nil {
+		return Solution{}, errors.New("the item has no generating tree")
+	}
+	return Solution{Tree: t.Item.Truth, LogLikelihood: t.Item.TruthLogLikelihood}, nil
+}
