@@ -20,6 +20,15 @@ import (
 	"hcbench/experiments/results"
 )
 
+func init() {
+	Register(Report{
+		Name:  "dendrograms",
+		Help:  "for labelled data: every algorithm's tree of the first item side by side, leaves named and coloured by class (grey: unknown), as ML4PS 2020 Fig. 4 (PNG and SVG)",
+		Build: dendrograms,
+		Plots: []string{"dendrograms-"},
+	})
+}
+
 // unknownColor is the colour of leaves of unknown class (grey, as ML4PS 2020 Fig. 4).
 var unknownColor = color.Gray{Y: 150}
 

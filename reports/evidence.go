@@ -9,6 +9,14 @@ import (
 	"hcbench/reports/table"
 )
 
+func init() {
+	Register(Report{
+		Name:  "evidence",
+		Help:  "for the Bayesian algorithms: mean ± standard error of log p(D|T) per data set and algorithm, as the BRT slides' table (BHC with the DP prior, BHC with a fixed π, BRT), the Corollary-1 lower bound, and for every two algorithms the mean ± std of their difference on the same items and how often the first is within 1e-9 of the second",
+		Build: evidence,
+	})
+}
+
 // evidenceTie is how close two log evidences must be to count as the same tree's: far above
 // float noise (the reference implementations agree to 1e-11), far below any real difference.
 const evidenceTie = 1e-9

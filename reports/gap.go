@@ -19,6 +19,15 @@ import (
 	"hcbench/reports/table"
 )
 
+func init() {
+	Register(Report{
+		Name:  "likelihood_gap",
+		Help:  "for every two algorithms, the mean ± std of their log-likelihood difference on the same items, in the layout of ML4PS 2020 Table 1, overall and by N; how often each reaches the exact MAP; a histogram of each difference",
+		Build: likelihoodGap,
+		Plots: []string{"gap-"},
+	})
+}
+
 // exactName is the algorithm whose trees are exact MAPs.
 const exactName = "trellis"
 

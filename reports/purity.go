@@ -10,6 +10,14 @@ import (
 	"hcbench/reports/table"
 )
 
+func init() {
+	Register(Report{
+		Name:  "purity",
+		Help:  "for labelled data: dendrogram purity (leaf- and pair-weighted), flat and adjusted purity per algorithm; for up to 50 items, a row per item with each tree's gap to the exact MAP and its purity; with the trellis's count_map_trees, the number of trees that reach the MAP and the range of their purity",
+		Build: purity,
+	})
+}
+
 // perItemLimit is the largest number of items for which the purity report lists every item.
 const perItemLimit = 50
 

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
@@ -33,17 +34,75 @@ type Input struct {
 	Records    []results.Record
 }
 
-// builder writes one report into dir and returns the files it wrote.
-type builder func(in Input, dir string) ([]string, error)
+// Report is an entry of the report table: what a config's `reports:` names. Adding a report is
+// one new file of this package that registers it (see docs/extending.md); config validation,
+// `help config`, the runner and index.html read the table.
+type Report struct {
+	// Name is what configs write; Help says what the report shows, for help config.
+	Name, Help string
+	// Build writes the report into dir from the records alone and returns the files written.
+	Build func(in Input, dir string) ([]string, error)
+	// Plots are the file-name prefixes of the plots it draws (beyond files named after the
+	// report), by which index.html puts a plot in the report's section.
+	Plots []string
+}
 
-var builders = map[string]builder{
-	"summary":        summary,
-	"runtime":        runtime,
-	"likelihood_gap": likelihoodGap,
-	"z_vs_map":       zVsMAP,
-	"purity":         purity,
-	"dendrograms":    dendrograms,
-	"evidence":       evidence,
+var (
+	reportsMu   sync.RWMutex
+	reportTable = map[string]*Report{}
+)
+
+// Register adds r to the table; it panics on a duplicate or empty name or a missing Build (a
+// mistake in the program, found at start-up).
+func Register(r Report) {
+	reportsMu.Lock()
+	defer reportsMu.Unlock()
+	if r.Name == "" || r.Build == nil {
+		panic(fmt.Sprintf("reports: report %q needs a name and Build", r.Name))
+	}
+	if _, dup := reportTable[r.Name]; dup {
+		panic(fmt.Sprintf("reports: report %q registered twice", r.Name))
+	}
+	reportTable[r.Name] = &r
+}
+
+// Lookup returns the report of a name.
+func Lookup(name string) (*Report, bool) {
+	reportsMu.RLock()
+	defer reportsMu.RUnlock()
+	r, ok := reportTable[name]
+	return r, ok
+}
+
+// All returns every report, by name.
+func All() []*Report {
+	reportsMu.RLock()
+	defer reportsMu.RUnlock()
+	out := make([]*Report, 0, len(reportTable))
+	for _, r := range reportTable {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b *Report) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Names returns the report names a config may ask for, sorted.
+func Names() []string {
+	var out []string
+	for _, r := range All() {
+		out = append(out, r.Name)
+	}
+	return out
+}
+
+// Check refuses a name that no report has, naming the reports there are.
+func Check(names []string) error {
+	for _, n := range names {
+		if _, ok := Lookup(n); !ok {
+			return fmt.Errorf("unknown report %q (the reports: %s)", n, strings.Join(Names(), ", "))
+		}
+	}
+	return nil
 }
 
 // Write builds the named reports into dir (created if needed) and returns the paths written.
@@ -64,12 +123,12 @@ func Write(ctx context.Context, names []string, in Input, dir string) ([]string,
 		if err := ctx.Err(); err != nil {
 			return files, errors.Join(append(errs, fmt.Errorf("writing the reports: %w", context.Cause(ctx)))...)
 		}
-		b, ok := builders[n]
+		r, ok := Lookup(n)
 		if !ok {
 			errs = append(errs, fmt.Errorf("unknown report %q", n))
 			continue
 		}
-		fs, err := build(b, in, dir)
+		fs, err := build(r.Build, in, dir)
 		files = append(files, fs...)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("report %s: %w", n, err))
@@ -81,7 +140,7 @@ func Write(ctx context.Context, names []string, in Input, dir string) ([]string,
 // build runs one report and turns a panic into an error, so that a bug in one report (or in the
 // plotting library under input it did not expect) cannot take the run and the other reports down;
 // the stack goes into the error for a bug report.
-func build(b builder, in Input, dir string) (files []string, err error) {
+func build(b func(Input, string) ([]string, error), in Input, dir string) (files []string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("internal error (please report): panic: %v\n%s", r, debug.Stack())

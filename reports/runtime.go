@@ -16,6 +16,15 @@ import (
 	"hcbench/reports/table"
 )
 
+func init() {
+	Register(Report{
+		Name:  "runtime",
+		Help:  "median seconds per algorithm against the number of leaves N: a table (Markdown and CSV) and a log-scale plot (PNG and SVG)",
+		Build: runtime,
+		Plots: []string{"runtime"},
+	})
+}
+
 // runtimeStats are the task times of one algorithm at one N.
 type runtimeStats struct {
 	n                    int

@@ -9,6 +9,14 @@ import (
 	"hcbench/reports/table"
 )
 
+func init() {
+	Register(Report{
+		Name:  "summary",
+		Help:  "per data set and algorithm: items, failures, mean ± std log-likelihood, log Z and log evidence where computed (means over finite values; −inf ones counted), and mean gap to truth (Markdown and CSV)",
+		Build: summary,
+	})
+}
+
 // summary writes summary.md and summary.csv: per data set and algorithm, the number of items,
 // failures and −Inf trees, the mean ± std log-likelihood over finite values, log Z where an
 // algorithm computes it (the trellis), the log evidence where an algorithm has one (the Bayesian

@@ -114,8 +114,8 @@ func TestCompareItemIDs(t *testing.T) {
 // TestReportPanicIsAnError makes a report panic: Write must return the panic as an error naming
 // the report, and still write the reports after it.
 func TestReportPanicIsAnError(t *testing.T) {
-	builders["broken"] = func(Input, string) ([]string, error) { panic("boom") }
-	t.Cleanup(func() { delete(builders, "broken") })
+	Register(Report{Name: "broken", Build: func(Input, string) ([]string, error) { panic("boom") }})
+	t.Cleanup(func() { unregister("broken") })
 	dir := t.TempDir()
 	files, err := Write(context.Background(), []string{"broken", "summary"}, summaryInput(), dir)
 	if err == nil || !strings.Contains(err.Error(), "report broken: internal error (please report): panic: boom") {

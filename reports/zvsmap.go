@@ -17,6 +17,15 @@ import (
 	"hcbench/reports/table"
 )
 
+func init() {
+	Register(Report{
+		Name:  "z_vs_map",
+		Help:  "log Z against the exact MAP per item, coloured by N, with y = x (ML4PS 2020 Fig. 3), and the distribution of log Z − MAP",
+		Build: zVsMAP,
+		Plots: []string{"z_vs_map", "z_minus_map"},
+	})
+}
+
 // zVsMAP plots log Z against the MAP log-likelihood of every exact trellis record (ML4PS 2020
 // Fig. 3), one colour per number of leaves N, with the line y = x, as z_vs_map.png and .svg;
 // and the distribution of log Z − MAP as z_minus_map.png and .svg. It lists per N the mean ± std of

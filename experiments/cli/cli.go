@@ -33,6 +33,7 @@ import (
 	"hcbench/experiments/plan"
 	"hcbench/experiments/results"
 	"hcbench/experiments/runner"
+	"hcbench/reports"
 )
 
 // Exit codes.
@@ -361,7 +362,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case m.Status == results.StatusInterrupted:
-		fmt.Fprintln(stderr, "hcbench: interrupted; the finished records are in", filepath.Join(o.Dir, runner.ResultsFile))
+		fmt.Fprintln(stderr, "hcbench: interrupted; the finished records are in", filepath.Join(o.Dir, results.ResultsFile))
 		return ExitInterrupted
 	case err != nil || m.Failed > 0 || len(m.Warnings) > 0:
 		return ExitFailure
@@ -464,7 +465,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	dir := *out
 	if dir == "" {
 		name := "merged"
-		if ms, err := filepath.Glob(filepath.Join(dirs[0], "manifest-shard-*-of-*.json")); err == nil && len(ms) > 0 {
+		if ms, err := filepath.Glob(filepath.Join(dirs[0], results.ShardManifests)); err == nil && len(ms) > 0 {
 			if m, err := results.ReadManifest(ms[0]); err == nil {
 				name = m.Experiment + "-merged"
 			}
@@ -519,7 +520,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			fmt.Fprintf(stderr, "hcbench: -reports %q names no report\n", *only)
 			return ExitUsage
 		}
-		if err := runner.CheckReports(names); err != nil {
+		if err := reports.Check(names); err != nil {
 			fmt.Fprintln(stderr, "hcbench: -reports:", err)
 			fs.Usage()
 			return ExitUsage

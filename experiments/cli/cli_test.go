@@ -19,7 +19,6 @@ import (
 	"hcbench/algorithms/tree"
 	"hcbench/datasets/datadir/datatest"
 	"hcbench/experiments/results"
-	"hcbench/experiments/runner"
 )
 
 // run calls Run in-process and returns the exit code, stdout and stderr.
@@ -54,7 +53,7 @@ algorithms: [truth, greedy]
 
 func readRecords(t *testing.T, dir string) map[string]results.Record {
 	t.Helper()
-	recs, err := results.ReadFile(filepath.Join(dir, runner.ResultsFile))
+	recs, err := results.ReadFile(filepath.Join(dir, results.ResultsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +102,7 @@ func TestRunIsIndependentOfWorkers(t *testing.T) {
 		}
 	}
 	var m results.Manifest
-	b, err := os.ReadFile(filepath.Join(dir, "run-1", runner.ManifestFile))
+	b, err := os.ReadFile(filepath.Join(dir, "run-1", results.ManifestFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +137,7 @@ func TestSavedDataReproducesRun(t *testing.T) {
 			if code, _, stderr := run(t, context.Background(), "run", cfg, "-out", first, "-save-data"); code != ExitOK {
 				t.Fatalf("exit %d\n%s", code, stderr)
 			}
-			saved := filepath.Join(first, runner.DataDir, "qcd.jsonl")
+			saved := filepath.Join(first, results.DataDir, "qcd.jsonl")
 			again := writeFile(t, dir, "again.yaml", "version: 1\nname: small\nseed: 3\ndatasets:\n  - name: qcd\n    file: "+saved+"\nalgorithms: [truth, greedy]\n")
 			second := filepath.Join(dir, "second")
 			if code, _, stderr := run(t, context.Background(), "run", again, "-out", second); code != ExitOK {
@@ -259,7 +258,7 @@ func TestInterruptKeepsFinishedRecords(t *testing.T) {
 	defer cancel()
 	go func() {
 		for ctx.Err() == nil {
-			if st, err := os.Stat(filepath.Join(out, runner.ResultsFile)); err == nil && st.Size() > 0 {
+			if st, err := os.Stat(filepath.Join(out, results.ResultsFile)); err == nil && st.Size() > 0 {
 				cancel()
 				return
 			}
@@ -272,7 +271,7 @@ func TestInterruptKeepsFinishedRecords(t *testing.T) {
 	}
 	recs := readRecords(t, out)
 	var m results.Manifest
-	b, _ := os.ReadFile(filepath.Join(out, runner.ManifestFile))
+	b, _ := os.ReadFile(filepath.Join(out, results.ManifestFile))
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,6 @@ import (
 	"hcbench/experiments/memory"
 	"hcbench/experiments/registry"
 	"hcbench/experiments/results"
-	"hcbench/experiments/runner"
 )
 
 // jetsConfig reads jets.jsonl beside it.
@@ -32,7 +31,7 @@ func writeJets(t *testing.T, dir string) string {
 	cfg := writeFile(t, dir, "gen.yaml", "version: 1\nname: gen\nsave_data: true\ndatasets:\n  - {name: g, generator: ginkgo, jets: 10, min_leaves: 5, max_leaves: 7, t_cut: 16}\nalgorithms: [truth]\nreports: []\n")
 	out := filepath.Join(dir, "gen")
 	runOK(t, "run", cfg, "-out", out)
-	b, err := os.ReadFile(filepath.Join(out, runner.DataDir, "g.jsonl"))
+	b, err := os.ReadFile(filepath.Join(out, results.DataDir, "g.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +76,7 @@ func TestChangedDataRefused(t *testing.T) {
 	cfg := writeFile(t, dir, "j.yaml", jetsConfig)
 	out := filepath.Join(dir, "run")
 	runOK(t, "run", cfg, "-out", out)
-	m := readManifest(t, filepath.Join(out, runner.ManifestFile))
+	m := readManifest(t, filepath.Join(out, results.ManifestFile))
 	if len(m.DataFiles) != 1 || m.DataFiles[0].File != "jets.jsonl" || len(m.DataFiles[0].SHA256) != 64 || m.DataFiles[0].Bytes == 0 {
 		t.Fatalf("manifest data files %+v", m.DataFiles)
 	}
@@ -115,7 +114,7 @@ func TestForeignRecordsDropped(t *testing.T) {
 	cfg := writeFile(t, dir, "small.yaml", smallConfig)
 	out := filepath.Join(dir, "run")
 	runOK(t, "run", cfg, "-out", out)
-	path := filepath.Join(out, runner.ResultsFile)
+	path := filepath.Join(out, results.ResultsFile)
 	recs, err := results.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +138,7 @@ func TestForeignRecordsDropped(t *testing.T) {
 	if n := lines(t, path); n != 80 {
 		t.Errorf("results.jsonl has %d lines, want 80", n)
 	}
-	if m := readManifest(t, filepath.Join(out, runner.ManifestFile)); m.Finished != 80 || m.Tasks != 80 {
+	if m := readManifest(t, filepath.Join(out, results.ManifestFile)); m.Finished != 80 || m.Tasks != 80 {
 		t.Errorf("manifest: %d finished of %d", m.Finished, m.Tasks)
 	}
 }
@@ -156,12 +155,12 @@ func TestKillBetweenRecordsAndReports(t *testing.T) {
 	kill := func() {
 		t.Helper()
 		runOK(t, "run", cfg, "-out", out)
-		for _, f := range []string{runner.ReportsDir, runner.BenchFile, "index.html"} {
+		for _, f := range []string{results.ReportsDir, results.BenchFile, "index.html"} {
 			if err := os.RemoveAll(filepath.Join(out, f)); err != nil {
 				t.Fatal(err)
 			}
 		}
-		mp := filepath.Join(out, runner.ManifestFile)
+		mp := filepath.Join(out, results.ManifestFile)
 		m := readManifest(t, mp)
 		m.Status, m.Finished, m.End = results.StatusRunning, 0, m.Start
 		writeManifest(t, mp, m)
@@ -171,10 +170,10 @@ func TestKillBetweenRecordsAndReports(t *testing.T) {
 		t.Errorf("compare with a run killed before its reports: exit %d\n%s", code, stdout)
 	}
 	stdout := runOK(t, "run", cfg, "-out", out)
-	if m := readManifest(t, filepath.Join(out, runner.ManifestFile)); m.Status != results.StatusComplete || !strings.Contains(stdout, "(80 found finished and skipped)") {
+	if m := readManifest(t, filepath.Join(out, results.ManifestFile)); m.Status != results.StatusComplete || !strings.Contains(stdout, "(80 found finished and skipped)") {
 		t.Errorf("resume: status %q\n%s", m.Status, stdout)
 	}
-	for _, f := range []string{"reports/summary.md", runner.BenchFile, "index.html"} {
+	for _, f := range []string{"reports/summary.md", results.BenchFile, "index.html"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("resume did not write %s: %v", f, err)
 		}
@@ -185,7 +184,7 @@ func TestKillBetweenRecordsAndReports(t *testing.T) {
 	if code, _, stderr := run(t, context.Background(), "report", out); code != ExitOK {
 		t.Errorf("report on a run killed before its reports: exit %d\n%s", code, stderr)
 	}
-	if m := readManifest(t, filepath.Join(out, runner.ManifestFile)); m.Status != results.StatusComplete || m.Finished != 80 {
+	if m := readManifest(t, filepath.Join(out, results.ManifestFile)); m.Status != results.StatusComplete || m.Finished != 80 {
 		t.Errorf("after report: status %q, %d finished", m.Status, m.Finished)
 	}
 	runOK(t, "compare", good, out)
@@ -212,7 +211,7 @@ func TestMergeLeavesNothingPartial(t *testing.T) {
 		}
 	}
 	runOK(t, "merge", "-out", merged, shards)
-	if m := readManifest(t, filepath.Join(merged, runner.ManifestFile)); m.Status != results.StatusComplete {
+	if m := readManifest(t, filepath.Join(merged, results.ManifestFile)); m.Status != results.StatusComplete {
 		t.Errorf("merge: status %q", m.Status)
 	}
 }
@@ -322,7 +321,7 @@ func TestSaveDataMixture(t *testing.T) {
 	}
 	generated := readRecords(t, out)
 	for _, id := range []string{"0", "1"} {
-		csv := filepath.Join(out, runner.DataDir, "mix-"+id+".csv")
+		csv := filepath.Join(out, results.DataDir, "mix-"+id+".csv")
 		back := writeFile(t, dir, "b"+id+".yaml", "version: 1\nname: b\ndatasets:\n  - {name: mix, file: "+csv+"}\nalgorithms: [greedy]\nreports: []\n")
 		bout := filepath.Join(dir, "back"+id)
 		runOK(t, "run", back, "-out", bout)

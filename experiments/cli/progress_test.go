@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"hcbench/experiments/results"
-	"hcbench/experiments/runner"
 )
 
 // TestProgressLines: where stderr is not a terminal, a run logs a progress line per -progress
@@ -47,11 +46,11 @@ func TestSIGINTKeepsFinishedRecords(t *testing.T) {
 	if err := cmd.Wait(); cmd.ProcessState.ExitCode() != ExitInterrupted {
 		t.Fatalf("exit %d (%v), want %d\n%s", cmd.ProcessState.ExitCode(), err, ExitInterrupted, log)
 	}
-	m, err := results.ReadManifest(filepath.Join(out, runner.ManifestFile))
+	m, err := results.ReadManifest(filepath.Join(out, results.ManifestFile))
 	if err != nil || m.Status != results.StatusInterrupted {
 		t.Fatalf("manifest after SIGINT: status %q, %v", m.Status, err)
 	}
-	kept, err := results.ReadFile(filepath.Join(out, runner.ResultsFile))
+	kept, err := results.ReadFile(filepath.Join(out, results.ResultsFile))
 	if err != nil || len(kept) < 20 || len(kept) >= 300 {
 		t.Fatalf("after SIGINT: %d records, %v; want whole records, at least 20 and not all 300", len(kept), err)
 	}

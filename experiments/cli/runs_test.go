@@ -14,7 +14,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"hcbench/experiments/results"
-	"hcbench/experiments/runner"
 )
 
 func readManifest(t *testing.T, path string) results.Manifest {
@@ -64,7 +63,7 @@ func TestResumeWithOtherBuild(t *testing.T) {
 	cfg := writeFile(t, dir, "small.yaml", smallConfig)
 	out := filepath.Join(dir, "run")
 	runOK(t, "run", cfg, "-out", out)
-	mpath, rpath := filepath.Join(out, runner.ManifestFile), filepath.Join(out, runner.ResultsFile)
+	mpath, rpath := filepath.Join(out, results.ManifestFile), filepath.Join(out, results.ResultsFile)
 	m := readManifest(t, mpath)
 	this := m.Build()
 	if len(m.Sessions) != 1 || m.Sessions[0].Build != this || m.Sessions[0].Records != 80 || m.Sessions[0].End.IsZero() {
@@ -103,7 +102,7 @@ func TestResumeWithOtherBuild(t *testing.T) {
 	if !slices.Equal(m.Builds(), []results.Build{olderBuild, this}) {
 		t.Errorf("builds %v", m.Builds())
 	}
-	bench, err := os.ReadFile(filepath.Join(out, runner.BenchFile))
+	bench, err := os.ReadFile(filepath.Join(out, results.BenchFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +148,7 @@ func TestResumeAfterEditingTrackedConfig(t *testing.T) {
 		return string(b)
 	}
 	hcbench()
-	mpath := filepath.Join(out, runner.ManifestFile)
+	mpath := filepath.Join(out, results.ManifestFile)
 	if m := readManifest(t, mpath); m.RevisionSource != "git" || m.Modified {
 		t.Fatalf("first run: revision from %q, modified %v; want it from git, unmodified (the test binary carries no VCS stamp, as a go run binary)", m.RevisionSource, m.Modified)
 	}
@@ -175,7 +174,7 @@ func TestResumeRefusesOtherExecutable(t *testing.T) {
 	cfg := writeFile(t, dir, "small.yaml", smallConfig)
 	out := filepath.Join(dir, "run")
 	runOK(t, "run", cfg, "-out", out)
-	mpath := filepath.Join(out, runner.ManifestFile)
+	mpath := filepath.Join(out, results.ManifestFile)
 	m := readManifest(t, mpath)
 	other := m.Build()
 	if other.Executable == "" {
@@ -235,7 +234,7 @@ func TestMergeChecksBuildsAndDirectories(t *testing.T) {
 	}
 	merged := filepath.Join(dir, "m2")
 	runOK(t, "merge", "-out", merged, "-allow-other-build", sh)
-	mm := readManifest(t, filepath.Join(merged, runner.ManifestFile))
+	mm := readManifest(t, filepath.Join(merged, results.ManifestFile))
 	if len(mm.Sessions) != 2 || *mm.Sessions[0].Shard != (results.Shard{Index: 0, Count: 2}) || mm.Sessions[0].Build != this ||
 		*mm.Sessions[1].Shard != (results.Shard{Index: 1, Count: 2}) || mm.Sessions[1].Build != olderBuild || mm.Sessions[1].Records != 40 {
 		t.Errorf("merged sessions %+v", mm.Sessions)
@@ -300,7 +299,7 @@ algorithms: [greedy, trellis]
 		}
 		t.Logf("process %d: refused %v", i, refused)
 	}
-	if n := lines(t, filepath.Join(out, runner.ResultsFile)); n != 160 {
+	if n := lines(t, filepath.Join(out, results.ResultsFile)); n != 160 {
 		t.Errorf("%d records for 160 tasks", n)
 	}
 	readRecords(t, out) // fails on a task recorded twice
@@ -315,7 +314,7 @@ func TestDuplicateRecords(t *testing.T) {
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
 	runOK(t, "run", cfg, "-out", a)
 	runOK(t, "run", cfg, "-out", b)
-	rpath := filepath.Join(b, runner.ResultsFile)
+	rpath := filepath.Join(b, results.ResultsFile)
 	data, err := os.ReadFile(rpath)
 	if err != nil {
 		t.Fatal(err)
@@ -360,7 +359,7 @@ func TestResultFreeKeys(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if m := readManifest(t, filepath.Join(out, runner.ManifestFile)); m.Thresholds.Time != 0.25 || m.Thresholds.Purity != 0.01 || !slices.Equal(m.Reports, []string{"summary", "runtime"}) {
+	if m := readManifest(t, filepath.Join(out, results.ManifestFile)); m.Thresholds.Time != 0.25 || m.Thresholds.Purity != 0.01 || !slices.Equal(m.Reports, []string{"summary", "runtime"}) {
 		t.Errorf("manifest thresholds %+v, reports %v", m.Thresholds, m.Reports)
 	}
 	other := writeFile(t, dir, "other.yaml", strings.NewReplacer("seed: 3", "seed: 4", "jets: 40", "jets: 41").Replace(smallConfig))
@@ -382,7 +381,7 @@ func TestReportChosenReports(t *testing.T) {
 	if !strings.Contains(stdout, "report: "+filepath.Join(out, "reports", "likelihood_gap.md")) || strings.Contains(stdout, "summary.md") {
 		t.Errorf("report -reports likelihood_gap wrote:\n%s", stdout)
 	}
-	if m := readManifest(t, filepath.Join(out, runner.ManifestFile)); !slices.Equal(m.Reports, []string{"summary", "likelihood_gap"}) {
+	if m := readManifest(t, filepath.Join(out, results.ManifestFile)); !slices.Equal(m.Reports, []string{"summary", "likelihood_gap"}) {
 		t.Errorf("manifest reports %v, want summary and the added likelihood_gap", m.Reports)
 	}
 	if stdout := runOK(t, "report", out); !strings.Contains(stdout, "likelihood_gap.md") || !strings.Contains(stdout, "summary.md") {
@@ -394,14 +393,14 @@ func TestReportChosenReports(t *testing.T) {
 	// Resuming the finished run with its config, which lists summary only, keeps the added
 	// report; a config that asks for another adds it after the config's.
 	runOK(t, "run", cfg, "-out", out)
-	if m := readManifest(t, filepath.Join(out, runner.ManifestFile)); !slices.Equal(m.Reports, []string{"summary", "likelihood_gap"}) {
+	if m := readManifest(t, filepath.Join(out, results.ManifestFile)); !slices.Equal(m.Reports, []string{"summary", "likelihood_gap"}) {
 		t.Errorf("manifest reports after a resume %v, want summary and likelihood_gap", m.Reports)
 	}
 	more := writeFile(t, dir, "more.yaml", smallConfig+"reports: [runtime, summary]\n")
 	if stdout := runOK(t, "run", more, "-out", out); !strings.Contains(stdout, "likelihood_gap.md") {
 		t.Errorf("resume with another report:\n%s", stdout)
 	}
-	if m := readManifest(t, filepath.Join(out, runner.ManifestFile)); !slices.Equal(m.Reports, []string{"runtime", "summary", "likelihood_gap"}) {
+	if m := readManifest(t, filepath.Join(out, results.ManifestFile)); !slices.Equal(m.Reports, []string{"runtime", "summary", "likelihood_gap"}) {
 		t.Errorf("manifest reports after a resume with runtime %v, want runtime, summary, likelihood_gap", m.Reports)
 	}
 }
@@ -440,7 +439,7 @@ func TestCorruptLineOnResume(t *testing.T) {
 	cfg := writeFile(t, dir, "small.yaml", smallConfig)
 	out := filepath.Join(dir, "run")
 	runOK(t, "run", cfg, "-out", out)
-	rpath := filepath.Join(out, runner.ResultsFile)
+	rpath := filepath.Join(out, results.ResultsFile)
 	data, err := os.ReadFile(rpath)
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"hcbench/experiments/results"
-	"hcbench/experiments/runner"
 )
 
 // TestMain lets a test run the hcbench command in a separate process: the test binary re-executed
@@ -107,17 +106,17 @@ func TestShardsInProcessesEqualSingleRun(t *testing.T) {
 			t.Errorf("task %s differs:\n single %+v\n merged %+v", k, w, got[k])
 		}
 	}
-	m, err := results.ReadManifest(filepath.Join(merged, runner.ManifestFile))
+	m, err := results.ReadManifest(filepath.Join(merged, results.ManifestFile))
 	if err != nil || m.Status != results.StatusComplete || len(m.MergedFrom) != 3 || m.Tasks != len(want) || m.Shard != nil {
 		t.Errorf("merged manifest %+v, %v", m, err)
 	}
-	for _, f := range []string{"reports/summary.md", "reports/evidence.md", runner.BenchFile} {
+	for _, f := range []string{"reports/summary.md", "reports/evidence.md", results.BenchFile} {
 		if _, err := os.Stat(filepath.Join(merged, f)); err != nil {
 			t.Error(err)
 		}
 	}
 	// report DIR rebuilds from the records alone; on a directory of shards it says to merge.
-	if err := os.RemoveAll(filepath.Join(merged, runner.ReportsDir)); err != nil {
+	if err := os.RemoveAll(filepath.Join(merged, results.ReportsDir)); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, stderr := run(t, context.Background(), "report", merged); code != ExitOK {
@@ -154,7 +153,7 @@ func startRun(t *testing.T, cfg, out string, n int) (*exec.Cmd, *bytes.Buffer) {
 	}
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		if b, err := os.ReadFile(filepath.Join(out, runner.ResultsFile)); err == nil && bytes.Count(b, []byte{'\n'}) >= n {
+		if b, err := os.ReadFile(filepath.Join(out, results.ResultsFile)); err == nil && bytes.Count(b, []byte{'\n'}) >= n {
 			return cmd, log
 		}
 		if time.Now().After(deadline) {
@@ -189,18 +188,18 @@ func TestKillAndResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Wait()
-	m, err := results.ReadManifest(filepath.Join(out, runner.ManifestFile))
+	m, err := results.ReadManifest(filepath.Join(out, results.ManifestFile))
 	if err != nil || m.Status != results.StatusRunning {
 		t.Fatalf("manifest after SIGKILL: status %q, %v", m.Status, err)
 	}
-	before, err := results.ReadFile(filepath.Join(out, runner.ResultsFile))
+	before, err := results.ReadFile(filepath.Join(out, results.ResultsFile))
 	if err != nil {
 		t.Fatalf("records after SIGKILL are not whole: %v", err)
 	}
 	if len(before) >= len(want) {
 		t.Fatalf("the run finished (%d records) before it was killed", len(before))
 	}
-	f, err := os.OpenFile(filepath.Join(out, runner.ResultsFile), os.O_APPEND|os.O_WRONLY, 0)
+	f, err := os.OpenFile(filepath.Join(out, results.ResultsFile), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +220,7 @@ func TestKillAndResume(t *testing.T) {
 			t.Errorf("task %s differs after resuming:\n whole   %+v\n resumed %+v", k, w, got[k])
 		}
 	}
-	m, err = results.ReadManifest(filepath.Join(out, runner.ManifestFile))
+	m, err = results.ReadManifest(filepath.Join(out, results.ManifestFile))
 	if err != nil || m.Status != results.StatusComplete || m.Resumes != 1 || m.Finished != len(want) {
 		t.Errorf("manifest after resuming: %+v, %v", m, err)
 	}
@@ -378,7 +377,7 @@ func TestCompare(t *testing.T) {
 		if code, stdout, stderr := run(t, context.Background(), "run", cfg, "-out", dirs[name]); code != ExitOK {
 			t.Fatalf("run %s: exit %d\n%s%s", name, code, stdout, stderr)
 		}
-		for _, f := range []string{runner.BenchFile, "index.html"} {
+		for _, f := range []string{results.BenchFile, "index.html"} {
 			if _, err := os.Stat(filepath.Join(dirs[name], f)); err != nil {
 				t.Error(err)
 			}

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"hcbench/experiments/results"
-	"hcbench/experiments/runner"
 )
 
 // hangLimit is how long a test waits for a process that should stop at once: far beyond the
@@ -159,7 +158,7 @@ func TestSignalsInEveryPhase(t *testing.T) {
 				t.Errorf("exit %d, want %d\n%s", code, ExitInterrupted, output)
 			}
 			if out != "" {
-				if m := readManifest(t, filepath.Join(out, runner.ManifestFile)); m.Status != results.StatusInterrupted {
+				if m := readManifest(t, filepath.Join(out, results.ManifestFile)); m.Status != results.StatusInterrupted {
 					t.Errorf("manifest status %q, want interrupted\n%s", m.Status, output)
 				}
 			}
@@ -213,7 +212,7 @@ func TestGoRunSIGTERM(t *testing.T) {
 	}
 	sh.Wait()
 	for {
-		m, err := results.ReadManifest(filepath.Join(out, runner.ManifestFile))
+		m, err := results.ReadManifest(filepath.Join(out, results.ManifestFile))
 		if err == nil && m.Status == results.StatusInterrupted {
 			t.Logf("hcbench stopped %v after its parent ended", time.Since(start).Round(time.Millisecond))
 			break

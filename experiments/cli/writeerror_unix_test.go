@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"hcbench/experiments/results"
-	"hcbench/experiments/runner"
 )
 
 // limitFileSize sets RLIMIT_FSIZE of this process to the number of bytes in spec ("" sets none).
@@ -82,7 +81,7 @@ func TestRecordWriteErrorLeavesRunIncomplete(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != ExitFailure {
 		t.Fatalf("run: %v, want exit %d\n%s%s", err, ExitFailure, &stdout, &stderr)
 	}
-	m := readManifest(t, filepath.Join(out, runner.ManifestFile))
+	m := readManifest(t, filepath.Join(out, results.ManifestFile))
 	if m.Status != results.StatusIncomplete || m.Finished >= m.Tasks {
 		t.Fatalf("run whose records could not all be written: status %q, %d of %d tasks recorded; want status %q\n%s%s",
 			m.Status, m.Finished, m.Tasks, results.StatusIncomplete, &stdout, &stderr)
@@ -95,7 +94,7 @@ func TestRecordWriteErrorLeavesRunIncomplete(t *testing.T) {
 	checkStopped(t, stderr.String(), 2)
 	// The write that crossed the limit left part of its line, as a full disk can; cut it off,
 	// as a resume would, so that compare and report read the records and judge the status.
-	rpath := filepath.Join(out, runner.ResultsFile)
+	rpath := filepath.Join(out, results.ResultsFile)
 	b, err := os.ReadFile(rpath)
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +111,7 @@ func TestRecordWriteErrorLeavesRunIncomplete(t *testing.T) {
 	}
 
 	resumed := runOK(t, "run", cfg, "-out", out)
-	if m := readManifest(t, filepath.Join(out, runner.ManifestFile)); m.Status != results.StatusComplete || m.Finished != m.Tasks || !strings.Contains(resumed, "tasks: 80 finished of 80") {
+	if m := readManifest(t, filepath.Join(out, results.ManifestFile)); m.Status != results.StatusComplete || m.Finished != m.Tasks || !strings.Contains(resumed, "tasks: 80 finished of 80") {
 		t.Errorf("resume: status %q, %d of %d tasks\n%s", m.Status, m.Finished, m.Tasks, resumed)
 	}
 	runOK(t, "compare", full, out)
@@ -151,7 +150,7 @@ algorithms: [truth, greedy]
 	if n := strings.Count(stderr, "no space left on device"); n != 2 { // the log's error line and the command's
 		t.Errorf("the write error is reported %d times, want twice (log and command):\n%s", n, lastLines(stderr, 20))
 	}
-	m := readManifest(t, filepath.Join(out, runner.ManifestFile))
+	m := readManifest(t, filepath.Join(out, results.ManifestFile))
 	if m.Status != results.StatusIncomplete || m.Finished >= m.Tasks {
 		t.Errorf("manifest on a full disk: status %q, %d of %d tasks; want incomplete\n%s", m.Status, m.Finished, m.Tasks, lastLines(stderr, 20))
 	}
@@ -162,7 +161,7 @@ algorithms: [truth, greedy]
 		t.Fatalf("cp: %v %s", err, out)
 	}
 	resumed := runOK(t, "run", cfg, "-out", moved)
-	if m := readManifest(t, filepath.Join(moved, runner.ManifestFile)); m.Status != results.StatusComplete || !strings.Contains(resumed, "tasks: 10000 finished of 10000") {
+	if m := readManifest(t, filepath.Join(moved, results.ManifestFile)); m.Status != results.StatusComplete || !strings.Contains(resumed, "tasks: 10000 finished of 10000") {
 		t.Errorf("resume: status %q\n%s", m.Status, resumed)
 	}
 }
@@ -187,16 +186,16 @@ func TestKilledWhileWritingReports(t *testing.T) {
 	out := filepath.Join(dir, "run")
 	runOK(t, "run", cfg, "-out", out)
 	// A run killed after its last record: no reports, and a manifest that says running.
-	for _, f := range []string{runner.ReportsDir, runner.BenchFile, "index.html"} {
+	for _, f := range []string{results.ReportsDir, results.BenchFile, "index.html"} {
 		if err := os.RemoveAll(filepath.Join(out, f)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	mp := filepath.Join(out, runner.ManifestFile)
+	mp := filepath.Join(out, results.ManifestFile)
 	m := readManifest(t, mp)
 	m.Status, m.End = results.StatusRunning, m.Start
 	writeManifest(t, mp, m)
-	fifo := filepath.Join(out, runner.ReportsDir, "summary.md")
+	fifo := filepath.Join(out, results.ReportsDir, "summary.md")
 	os.MkdirAll(filepath.Dir(fifo), 0o755)
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skipf("no FIFO: %v", err)
@@ -243,7 +242,7 @@ func TestKilledWhileWritingReports(t *testing.T) {
 	if m := readManifest(t, mp); m.Status != results.StatusComplete {
 		t.Errorf("resumed: status %s", m.Status)
 	}
-	for _, f := range []string{"reports/summary.md", runner.BenchFile, "index.html"} {
+	for _, f := range []string{"reports/summary.md", results.BenchFile, "index.html"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("resume did not write %s: %v", f, err)
 		}
@@ -259,7 +258,7 @@ func TestMergeKilled(t *testing.T) {
 	shards := filepath.Join(dir, "shards")
 	runOK(t, "run", cfg, "-out", shards, "-shard", "0/2")
 	runOK(t, "run", cfg, "-out", shards, "-shard", "1/2")
-	config := filepath.Join(shards, runner.ConfigFile)
+	config := filepath.Join(shards, results.ConfigFile)
 	text := mustRead(t, config)
 	os.Remove(config)
 	if err := syscall.Mkfifo(config, 0o644); err != nil {
@@ -296,9 +295,9 @@ func TestMergeKilled(t *testing.T) {
 		t.Errorf("a killed merge left %s: %v", merged, err)
 	}
 	os.Remove(config)
-	writeFile(t, shards, runner.ConfigFile, text)
+	writeFile(t, shards, results.ConfigFile, text)
 	runOK(t, "merge", "-out", merged, shards)
-	if m := readManifest(t, filepath.Join(merged, runner.ManifestFile)); m.Status != results.StatusComplete {
+	if m := readManifest(t, filepath.Join(merged, results.ManifestFile)); m.Status != results.StatusComplete {
 		t.Errorf("merge after the killed one: status %q", m.Status)
 	}
 }

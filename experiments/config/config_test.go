@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hcbench/experiments/registry"
+	"hcbench/reports"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -211,7 +212,7 @@ func TestHelpListsEveryKey(t *testing.T) {
 	for _, typ := range types {
 		check("", typ)
 	}
-	for _, name := range append(registry.AlgorithmNames(), ReportNames()...) {
+	for _, name := range append(registry.AlgorithmNames(), reports.Names()...) {
 		if !strings.Contains(help, name) {
 			t.Errorf("help config does not mention %q", name)
 		}

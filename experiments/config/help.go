@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"hcbench/experiments/registry"
+	"hcbench/reports"
 	"io"
 	"reflect"
 	"strings"
@@ -62,8 +63,8 @@ func WriteHelp(w io.Writer) error {
 		keys("", t)
 	}
 	p("\nReports\n")
-	for _, r := range ReportNames() {
-		p("  %s\t%s\n", r, reportHelp[r])
+	for _, r := range reports.All() {
+		p("  %s\t%s\n", r.Name, r.Help)
 	}
 	return tw.Flush()
 }

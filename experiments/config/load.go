@@ -17,6 +17,7 @@ import (
 
 	"hcbench/datasets/datadir"
 	"hcbench/experiments/registry"
+	"hcbench/reports"
 )
 
 // Options are the settings of a config's loading that do not come from its file.
@@ -498,8 +499,8 @@ func (d *decoder) reports(cfg *Config, root *yaml.Node, top keyLines) {
 			d.addf(n.Line, "reports[%d]: want a report name, got %s", i, registry.Describe(n))
 			continue
 		}
-		if _, ok := reportHelp[n.Value]; !ok {
-			d.addf(n.Line, "reports[%d]: unknown report %q%s", i, n.Value, d.suggest("reports", n.Value, ReportNames()))
+		if _, ok := reports.Lookup(n.Value); !ok {
+			d.addf(n.Line, "reports[%d]: unknown report %q%s", i, n.Value, d.suggest("reports", n.Value, reports.Names()))
 			continue
 		}
 		if seen[n.Value] {

@@ -119,17 +119,3 @@ type algorithmKeys struct {
 	Label    string   `yaml:"label" help:"names this variant in results and reports; default: the name; must be unique"`
 	Datasets []string `yaml:"datasets" help:"run this variant only on these data sets (names); default: all of them"`
 }
-
-// reportHelp lists the report names `reports:` accepts.
-var reportHelp = map[string]string{
-	"summary":        "per data set and algorithm: items, failures, mean ± std log-likelihood, log Z and log evidence where computed (means over finite values; −inf ones counted), and mean gap to truth (Markdown and CSV)",
-	"runtime":        "median seconds per algorithm against the number of leaves N: a table (Markdown and CSV) and a log-scale plot (PNG and SVG)",
-	"likelihood_gap": "for every two algorithms, the mean ± std of their log-likelihood difference on the same items, in the layout of ML4PS 2020 Table 1, overall and by N; how often each reaches the exact MAP; a histogram of each difference",
-	"z_vs_map":       "log Z against the exact MAP per item, coloured by N, with y = x (ML4PS 2020 Fig. 3), and the distribution of log Z − MAP",
-	"purity":         "for labelled data: dendrogram purity (leaf- and pair-weighted), flat and adjusted purity per algorithm; for up to 50 items, a row per item with each tree's gap to the exact MAP and its purity; with the trellis's count_map_trees, the number of trees that reach the MAP and the range of their purity",
-	"evidence":       "for the Bayesian algorithms: mean ± standard error of log p(D|T) per data set and algorithm, as the BRT slides' table (BHC with the DP prior, BHC with a fixed π, BRT), the Corollary-1 lower bound, and for every two algorithms the mean ± std of their difference on the same items and how often the first is within 1e-9 of the second",
-	"dendrograms":    "for labelled data: every algorithm's tree of the first item side by side, leaves named and coloured by class (grey: unknown), as ML4PS 2020 Fig. 4 (PNG and SVG)",
-}
-
-// ReportNames returns the report names a config may ask for.
-func ReportNames() []string { return sortedKeys(reportHelp) }

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"hcbench/datasets/datafile"
-	"hcbench/experiments/config"
 	"hcbench/experiments/results"
 	"hcbench/reports"
 	"hcbench/reports/webpage"
@@ -31,14 +30,14 @@ func finish(ctx context.Context, dir string, m *results.Manifest, recs []results
 	in := reports.Input{Experiment: m.Experiment, Datasets: m.Datasets, Algorithms: m.Algorithms, Records: recs}
 	// A report that fails does not keep bench.txt and the page from being written: they hold the
 	// records and the reports that did succeed. Its error is returned after them.
-	files, err := reports.Write(ctx, names, in, filepath.Join(dir, ReportsDir))
+	files, err := reports.Write(ctx, names, in, filepath.Join(dir, results.ReportsDir))
 	if ctx.Err() != nil {
 		return files, err
 	}
 	var b bytes.Buffer
 	if berr := results.WriteBench(&b, *m, recs); berr != nil {
 		err = errors.Join(err, berr)
-	} else if berr := results.WriteFileAtomic(filepath.Join(dir, BenchFile), b.Bytes()); berr != nil {
+	} else if berr := results.WriteFileAtomic(filepath.Join(dir, results.BenchFile), b.Bytes()); berr != nil {
 		err = errors.Join(err, berr)
 	}
 	failed := func(err error) {
@@ -58,30 +57,20 @@ func finish(ctx context.Context, dir string, m *results.Manifest, recs []results
 	return append(files, page), err
 }
 
-// CheckReports refuses a report name that no report has, naming the reports there are.
-func CheckReports(names []string) error {
-	for _, n := range names {
-		if !slices.Contains(config.ReportNames(), n) {
-			return fmt.Errorf("unknown report %q (the reports: %s)", n, strings.Join(config.ReportNames(), ", "))
-		}
-	}
-	return nil
-}
-
 // Open reads a whole or merged run directory: its manifest and records, the records through ctx
 // (a cancelled ctx stops the reading). A directory of shards is refused with a hint to merge them.
 func Open(ctx context.Context, dir string) (results.Manifest, []results.Record, error) {
-	m, err := results.ReadManifest(filepath.Join(dir, ManifestFile))
+	m, err := results.ReadManifest(filepath.Join(dir, results.ManifestFile))
 	if errors.Is(err, os.ErrNotExist) {
-		if shards, _ := filepath.Glob(filepath.Join(dir, "manifest-shard-*-of-*.json")); len(shards) > 0 {
+		if shards, _ := filepath.Glob(filepath.Join(dir, results.ShardManifests)); len(shards) > 0 {
 			return m, nil, fmt.Errorf("%s holds %d shard(s) of a run, not a whole run; merge them first (hcbench merge)", dir, len(shards))
 		}
-		return m, nil, fmt.Errorf("%s is not a run directory (no %s)", dir, ManifestFile)
+		return m, nil, fmt.Errorf("%s is not a run directory (no %s)", dir, results.ManifestFile)
 	}
 	if err != nil {
 		return m, nil, err
 	}
-	f, err := datafile.Open(ctx, filepath.Join(dir, ResultsFile))
+	f, err := datafile.Open(ctx, filepath.Join(dir, results.ResultsFile))
 	if err != nil {
 		return m, nil, err
 	}
@@ -100,7 +89,7 @@ func Open(ctx context.Context, dir string) (results.Manifest, []results.Record, 
 // finished run.
 func Rebuild(ctx context.Context, dir string, only []string) (results.Manifest, []string, error) {
 	var m results.Manifest
-	if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, results.ManifestFile)); err != nil {
 		if _, _, oerr := Open(ctx, dir); oerr != nil {
 			return m, nil, oerr // says what dir holds instead
 		}
@@ -118,7 +107,7 @@ func Rebuild(ctx context.Context, dir string, only []string) (results.Manifest, 
 	}
 	names := m.Reports
 	if only != nil {
-		if err := CheckReports(only); err != nil {
+		if err := reports.Check(only); err != nil {
 			return m, nil, err
 		}
 		names = only

@@ -74,12 +74,12 @@ func Merge(ctx context.Context, dirs []string, o MergeOptions) (*Outcome, error)
 	var keys []string
 	var keysFrom string
 	for _, dir := range dirs {
-		paths, err := filepath.Glob(filepath.Join(dir, "manifest-shard-*-of-*.json"))
+		paths, err := filepath.Glob(filepath.Join(dir, results.ShardManifests))
 		if err != nil {
 			return nil, err
 		}
 		if len(paths) == 0 {
-			if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err == nil {
+			if _, err := os.Stat(filepath.Join(dir, results.ManifestFile)); err == nil {
 				return nil, fmt.Errorf("merge: %s holds a whole run, not shards", dir)
 			}
 			return nil, fmt.Errorf("merge: %s holds no shards (no manifest-shard-*.json)", dir)
@@ -91,7 +91,7 @@ func Merge(ctx context.Context, dirs []string, o MergeOptions) (*Outcome, error)
 		if keys == nil {
 			keys, keysFrom = k, dir
 		} else if !slices.Equal(keys, k) {
-			return nil, fmt.Errorf("merge: %s and %s plan different tasks; they are not shards of one run", filepath.Join(keysFrom, TasksFile), filepath.Join(dir, TasksFile))
+			return nil, fmt.Errorf("merge: %s and %s plan different tasks; they are not shards of one run", filepath.Join(keysFrom, results.TasksFile), filepath.Join(dir, results.TasksFile))
 		}
 		for _, p := range paths {
 			m, err := results.ReadManifest(p)
@@ -256,7 +256,7 @@ func Merge(ctx context.Context, dirs []string, o MergeOptions) (*Outcome, error)
 // writeMerge writes a merged run into dir: the config and task list of the shard directory from,
 // the records in plan order, the manifest, then the reports, bench.txt and index.html.
 func writeMerge(ctx context.Context, dir, from string, m results.Manifest, all []results.Record) (*Outcome, error) {
-	for _, f := range []string{ConfigFile, TasksFile} {
+	for _, f := range []string{results.ConfigFile, results.TasksFile} {
 		b, err := os.ReadFile(filepath.Join(from, f))
 		if err != nil {
 			return nil, err
@@ -265,7 +265,7 @@ func writeMerge(ctx context.Context, dir, from string, m results.Manifest, all [
 			return nil, err
 		}
 	}
-	w, err := results.Create(filepath.Join(dir, ResultsFile))
+	w, err := results.Create(filepath.Join(dir, results.ResultsFile))
 	if err != nil {
 		return nil, err
 	}
@@ -286,7 +286,7 @@ func writeMerge(ctx context.Context, dir, from string, m results.Manifest, all [
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := m.WriteFile(filepath.Join(dir, ManifestFile)); err != nil {
+	if err := m.WriteFile(filepath.Join(dir, results.ManifestFile)); err != nil {
 		return nil, err
 	}
 	return &Outcome{Dir: dir, Manifest: m, Reports: reps}, reportErr

@@ -21,21 +21,6 @@ import (
 	"hcbench/experiments/results"
 )
 
-// A run directory holds one whole run, or any number of the shards of one run (shards of one
-// config may share a directory, as the tasks of a Slurm array writing to one folder do):
-//
-//	config.yaml, tasks.txt                              always
-//	manifest.json, results.jsonl, run.log, .lock        a whole run, or a merge of shards
-//	manifest-shard-I-of-N.json, shard-I-of-N.jsonl,     shard I of N
-//	run-shard-I-of-N.log, .lock-shard-I-of-N
-//	.reserve, .reserve-shard-I-of-N                     while a run or shard runs
-//	data/                                               generated data (save_data)
-//	reports/, bench.txt, index.html                     a whole run, or a merge
-
-// TasksFile lists every task key of the plan (all shards), one per line in plan order, so that a
-// merge can check that the shards cover the plan without opening the data.
-const TasksFile = "tasks.txt"
-
 // runFiles names the manifest, results, log and lock files of a whole run or of a shard, and
 // says which it is for messages.
 type runFiles struct {
@@ -48,11 +33,10 @@ type runFiles struct {
 
 func filesOf(dir string, s *results.Shard) runFiles {
 	if s == nil {
-		return runFiles{filepath.Join(dir, ManifestFile), filepath.Join(dir, ResultsFile), filepath.Join(dir, LogFile), ".lock", ".reserve", "run directory " + dir}
+		return runFiles{filepath.Join(dir, results.ManifestFile), filepath.Join(dir, results.ResultsFile), filepath.Join(dir, results.LogFile), ".lock", ".reserve", "run directory " + dir}
 	}
-	part := fmt.Sprintf("shard-%d-of-%d", s.Index, s.Count)
-	return runFiles{filepath.Join(dir, "manifest-"+part+".json"), filepath.Join(dir, part+".jsonl"), filepath.Join(dir, "run-"+part+".log"),
-		".lock-" + part, ".reserve-" + part, fmt.Sprintf("shard %v in run directory %s", s, dir)}
+	manifest, recs, log, lock, reserve := results.ShardFiles(*s)
+	return runFiles{filepath.Join(dir, manifest), filepath.Join(dir, recs), filepath.Join(dir, log), lock, reserve, fmt.Sprintf("shard %v in run directory %s", s, dir)}
 }
 
 // resultFreeKeys are the top-level config keys that cannot change a record, which the config
@@ -195,14 +179,14 @@ func shortValue(v any) string {
 
 // describeConfigChange says how resolved differs from the config.yaml in dir, for a refusal.
 func describeConfigChange(dir string, resolved []byte) string {
-	old, err := os.ReadFile(filepath.Join(dir, ConfigFile))
+	old, err := os.ReadFile(filepath.Join(dir, results.ConfigFile))
 	if err != nil {
-		return fmt.Sprintf("%s cannot be read to say which keys differ: %v", ConfigFile, err)
+		return fmt.Sprintf("%s cannot be read to say which keys differ: %v", results.ConfigFile, err)
 	}
 	diff, err := configDiff(old, resolved)
 	switch {
 	case err != nil:
-		return fmt.Sprintf("%s cannot be read to say which keys differ: %v", ConfigFile, err)
+		return fmt.Sprintf("%s cannot be read to say which keys differ: %v", results.ConfigFile, err)
 	case len(diff) == 0:
 		return "the keys that change results are equal, so the run was written by a build of hcbench that hashed configs differently"
 	}
@@ -212,18 +196,18 @@ func describeConfigChange(dir string, resolved []byte) string {
 		more = fmt.Sprintf("; … (%d more)", len(diff)-most)
 		diff = diff[:most]
 	}
-	return fmt.Sprintf("keys that differ (its %s → this config): %s%s", ConfigFile, strings.Join(diff, "; "), more)
+	return fmt.Sprintf("keys that differ (its %s → this config): %s%s", results.ConfigFile, strings.Join(diff, "; "), more)
 }
 
 // dirManifests reads every manifest in dir: the whole run's and the shards', by file.
 func dirManifests(dir string) (map[string]results.Manifest, error) {
 	out := map[string]results.Manifest{}
-	paths, err := filepath.Glob(filepath.Join(dir, "manifest-shard-*-of-*.json"))
+	paths, err := filepath.Glob(filepath.Join(dir, results.ShardManifests))
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err == nil {
-		paths = append(paths, filepath.Join(dir, ManifestFile))
+	if _, err := os.Stat(filepath.Join(dir, results.ManifestFile)); err == nil {
+		paths = append(paths, filepath.Join(dir, results.ManifestFile))
 	}
 	for _, p := range paths {
 		m, err := results.ReadManifest(p)
@@ -272,7 +256,7 @@ func checkRunDir(dir, hash string, resolved []byte, shard *results.Shard) (own *
 		return nil, nil, err
 	}
 	if len(ms) == 0 {
-		if old, err := os.ReadFile(filepath.Join(dir, ConfigFile)); err == nil {
+		if old, err := os.ReadFile(filepath.Join(dir, results.ConfigFile)); err == nil {
 			if h, err := configHash(old); err != nil || h != hash {
 				return nil, nil, fmt.Errorf("%s holds the start of a run of a different config (%s); choose another -out", dir, describeConfigChange(dir, resolved))
 			}
@@ -330,7 +314,7 @@ func writeTasks(dir string, p *plan.Plan) error {
 		b.WriteString(t.Key)
 		b.WriteByte('\n')
 	}
-	path := filepath.Join(dir, TasksFile)
+	path := filepath.Join(dir, results.TasksFile)
 	if old, err := os.ReadFile(path); err == nil {
 		if string(old) != b.String() {
 			return fmt.Errorf("%s lists other tasks than this config plans (its data files differ?); choose another -out", path)
@@ -342,7 +326,7 @@ func writeTasks(dir string, p *plan.Plan) error {
 
 // readTasks reads tasks.txt.
 func readTasks(dir string) ([]string, error) {
-	f, err := os.Open(filepath.Join(dir, TasksFile))
+	f, err := os.Open(filepath.Join(dir, results.TasksFile))
 	if err != nil {
 		return nil, err
 	}

@@ -151,7 +151,7 @@ reports: [summary]
 		t.Errorf("diff %q, %v; want %q", d, err, want)
 	}
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, ConfigFile), []byte(base), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, results.ConfigFile), []byte(base), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if got := describeConfigChange(dir, []byte(changed)); got != "keys that differ (its config.yaml → this config): "+strings.Join(want, "; ") {

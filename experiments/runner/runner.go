@@ -74,17 +74,6 @@ type Outcome struct {
 	Reports  []string // report files written
 }
 
-// File names inside a run directory (see rundir.go for the whole layout).
-const (
-	ConfigFile   = "config.yaml"
-	ManifestFile = "manifest.json"
-	ResultsFile  = "results.jsonl"
-	LogFile      = "run.log"
-	BenchFile    = "bench.txt"
-	DataDir      = "data"
-	ReportsDir   = "reports"
-)
-
 // Run executes p (or the shard opts.Shard of it) into opts.Dir. Tasks that already have a record
 // there are skipped, so a run that was interrupted or killed resumes where it stopped; a torn last
 // record from a crash is dropped with a warning and its task redone, a task recorded twice keeps
@@ -165,7 +154,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	reserve := reserveSpace(filepath.Join(opts.Dir, files.reserve))
 	defer reserve.release()
 
-	if err := results.WriteFileAtomic(filepath.Join(opts.Dir, ConfigFile), resolved); err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(opts.Dir, results.ConfigFile), resolved); err != nil {
 		return nil, err
 	}
 	if err := writeTasks(opts.Dir, p); err != nil {
@@ -549,7 +538,7 @@ func saveData(dir string, p *plan.Plan, items *itemSet, log *slog.Logger) error 
 		if !d.Generated {
 			continue
 		}
-		if err := os.MkdirAll(filepath.Join(dir, DataDir), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(dir, results.DataDir), 0o755); err != nil {
 			return err
 		}
 		var js []jets.Jet
@@ -561,7 +550,7 @@ func saveData(dir string, p *plan.Plan, items *itemSet, log *slog.Logger) error 
 			case it.Jet != nil:
 				js = append(js, *it.Jet)
 			case it.Vectors != nil:
-				path := filepath.Join(dir, DataDir, d.Name+"-"+d.ID(i)+".csv")
+				path := filepath.Join(dir, results.DataDir, d.Name+"-"+d.ID(i)+".csv")
 				if err := results.WriteFileAtomic(path, vectorsCSV(it)); err != nil {
 					return err
 				}
@@ -569,10 +558,10 @@ func saveData(dir string, p *plan.Plan, items *itemSet, log *slog.Logger) error 
 			}
 		}
 		if len(files) > 0 {
-			log.Info("saved data", "dataset", d.Name, "files", filepath.Join(dir, DataDir, d.Name+"-*.csv"), "items", len(files))
+			log.Info("saved data", "dataset", d.Name, "files", filepath.Join(dir, results.DataDir, d.Name+"-*.csv"), "items", len(files))
 			continue
 		}
-		path := filepath.Join(dir, DataDir, d.Name+".jsonl")
+		path := filepath.Join(dir, results.DataDir, d.Name+".jsonl")
 		var b bytes.Buffer
 		if err := jets.Write(&b, js); err != nil {
 			return err

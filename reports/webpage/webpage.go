@@ -23,35 +23,32 @@ import (
 	"time"
 
 	"hcbench/experiments/results"
+	"hcbench/reports"
 )
 
 // File is the name of the page inside the run directory.
-const File = "index.html"
-
-// Files of a run directory that the page reads or links (the names the runner writes).
-const (
-	manifestFile = "manifest.json"
-	reportsDir   = "reports"
-)
+const File = results.PageFile
 
 // topFiles are the run's own files the page links to when they exist, in this order.
 var topFiles = []struct{ name, what string }{
-	{"config.yaml", "the resolved config"},
-	{"results.jsonl", "one record per task"},
-	{"bench.txt", "benchmark output"},
-	{"run.log", "the run's log"},
-	{"manifest.json", "the manifest shown above"},
-	{"tasks.txt", "every task key of the plan"},
+	{results.ConfigFile, "the resolved config"},
+	{results.ResultsFile, "one record per task"},
+	{results.BenchFile, "benchmark output"},
+	{results.LogFile, "the run's log"},
+	{results.ManifestFile, "the manifest shown above"},
+	{results.TasksFile, "every task key of the plan"},
 }
 
-// plotOwners maps plot file-name prefixes to the report that draws them (see package reports).
-// A plot is also claimed by a report whose name it starts with, followed by '.', '-' or '_'.
-var plotOwners = []struct{ prefix, report string }{
-	{"runtime", "runtime"},
-	{"z_vs_map", "z_vs_map"},
-	{"z_minus_map", "z_vs_map"}, // the z_vs_map report's distribution of log Z − MAP
-	{"gap-", "likelihood_gap"},
-	{"dendrograms-", "dendrograms"},
+// plotOwners lists the plot file-name prefixes of the reports (reports.Report.Plots), with the
+// report that draws them.
+func plotOwners() []struct{ prefix, report string } {
+	var out []struct{ prefix, report string }
+	for _, r := range reports.All() {
+		for _, p := range r.Plots {
+			out = append(out, struct{ prefix, report string }{p, r.Name})
+		}
+	}
+	return out
 }
 
 //go:embed page.html.tmpl
@@ -63,7 +60,7 @@ var pageTemplate = template.Must(template.New("page.html.tmpl").ParseFS(template
 // run's manifest.json; the reports directory may be missing or empty. The page is written to a
 // temporary file renamed into place, so a reader never sees half of it.
 func Write(dir string) (string, error) {
-	mpath := filepath.Join(dir, manifestFile)
+	mpath := filepath.Join(dir, results.ManifestFile)
 	m, err := results.ReadManifest(mpath)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -167,7 +164,7 @@ func build(dir string, m results.Manifest) (*page, error) {
 		}
 	}
 
-	rf, err := listReports(filepath.Join(dir, reportsDir))
+	rf, err := listReports(filepath.Join(dir, results.ReportsDir))
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +175,7 @@ func build(dir string, m results.Manifest) (*page, error) {
 		bySection[name] = s
 		p.Sections = append(p.Sections, s)
 		if rf.has[name+".md"] {
-			b, err := os.ReadFile(filepath.Join(dir, reportsDir, name+".md"))
+			b, err := os.ReadFile(filepath.Join(dir, results.ReportsDir, name+".md"))
 			if err != nil {
 				return nil, err
 			}
@@ -384,7 +381,7 @@ func reportOrder(listed []string, rf reportFiles) []string {
 	}
 	if len(listed) == 0 {
 		for _, svg := range rf.svg {
-			for _, o := range plotOwners {
+			for _, o := range plotOwners() {
 				if strings.HasPrefix(svg, o.prefix) {
 					found = append(found, o.report)
 					break
@@ -403,7 +400,7 @@ func reportOrder(listed []string, rf reportFiles) []string {
 
 // plotOwner returns the section of the report that drew the plot file name, if it is on the page.
 func plotOwner(name string, sections map[string]*section) *section {
-	for _, o := range plotOwners {
+	for _, o := range plotOwners() {
 		if s := sections[o.report]; s != nil && strings.HasPrefix(name, o.prefix) {
 			return s
 		}
@@ -428,11 +425,11 @@ func fileOwner(name string, sections map[string]*section) *section {
 // readPlot reads reports/name and makes it inline SVG markup.
 func readPlot(dir, name string, rf reportFiles, ids map[string]bool) (figure, error) {
 	stem := strings.TrimSuffix(name, ".svg")
-	pl := figure{ID: uniqueID(ids, "plot-"+slug(stem)), Name: name, Href: href(reportsDir + "/" + name)}
+	pl := figure{ID: uniqueID(ids, "plot-"+slug(stem)), Name: name, Href: href(results.ReportsDir + "/" + name)}
 	if rf.has[stem+".png"] {
-		pl.PNG = href(reportsDir + "/" + stem + ".png")
+		pl.PNG = href(results.ReportsDir + "/" + stem + ".png")
 	}
-	b, err := os.ReadFile(filepath.Join(dir, reportsDir, name))
+	b, err := os.ReadFile(filepath.Join(dir, results.ReportsDir, name))
 	if err != nil {
 		return pl, err
 	}
@@ -463,8 +460,8 @@ func stripProlog(s string) (string, bool) {
 }
 
 func reportLink(dir, name string) link {
-	l := link{Name: name, Href: href(reportsDir + "/" + name)}
-	if fi, err := os.Stat(filepath.Join(dir, reportsDir, name)); err == nil {
+	l := link{Name: name, Href: href(results.ReportsDir + "/" + name)}
+	if fi, err := os.Stat(filepath.Join(dir, results.ReportsDir, name)); err == nil {
 		l.Size = size(fi.Size())
 	}
 	return l

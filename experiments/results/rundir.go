@@ -1,0 +1,40 @@
+package results
+
+import "fmt"
+
+// The files of a run directory: the contract between the harness that writes a run (package
+// runner) and what reads it (the reports, index.html, compare, merge), as benchfmt is between
+// the benchmarks and benchstat. A run directory holds one whole run, or any number of the shards
+// of one run (shards of one config may share a directory, as the tasks of a Slurm array writing
+// to one folder do):
+//
+//	config.yaml, tasks.txt                              always
+//	manifest.json, results.jsonl, run.log, .lock        a whole run, or a merge of shards
+//	manifest-shard-I-of-N.json, shard-I-of-N.jsonl,     shard I of N
+//	run-shard-I-of-N.log, .lock-shard-I-of-N
+//	.reserve, .reserve-shard-I-of-N                     while a run or shard runs
+//	data/                                               generated data (save_data)
+//	reports/, bench.txt, index.html                     a whole run, or a merge
+const (
+	// ConfigFile is the resolved config, every default explicit.
+	ConfigFile = "config.yaml"
+	// TasksFile lists every task key of the plan (all shards), one per line in plan order, so
+	// that a merge can check that the shards cover the plan without opening the data.
+	TasksFile    = "tasks.txt"
+	ManifestFile = "manifest.json"
+	ResultsFile  = "results.jsonl"
+	LogFile      = "run.log"
+	BenchFile    = "bench.txt"
+	PageFile     = "index.html"
+	DataDir      = "data"
+	ReportsDir   = "reports"
+	// ShardManifests matches the manifests of the shards in a directory (filepath.Glob).
+	ShardManifests = "manifest-shard-*-of-*.json"
+)
+
+// ShardFiles names the manifest, results and log files of shard s, and its lock and reserve
+// files.
+func ShardFiles(s Shard) (manifest, results, log, lock, reserve string) {
+	part := fmt.Sprintf("shard-%d-of-%d", s.Index, s.Count)
+	return "manifest-" + part + ".json", part + ".jsonl", "run-" + part + ".log", ".lock-" + part, ".reserve-" + part
+}
