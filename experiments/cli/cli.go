@@ -18,7 +18,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -32,6 +31,7 @@ import (
 	"hcbench/experiments/memory"
 	"hcbench/experiments/plan"
 	"hcbench/experiments/results"
+	"hcbench/experiments/rundir"
 	"hcbench/experiments/runner"
 	"hcbench/reports"
 )
@@ -203,7 +203,7 @@ func load(ctx context.Context, path, dataDir string, check bool, shards func(*co
 	if p, err = plan.NewShard(ctx, cfg, n); err != nil {
 		return fail(err)
 	}
-	if err := p.CheckMemory(workersOf(p, 0), nil); check && err != nil {
+	if err := p.CheckMemory(p.Config.WorkersFor(0), nil); check && err != nil {
 		return fail(fmt.Errorf("%s: %w", path, err))
 	}
 	if err := ctx.Err(); err != nil {
@@ -237,20 +237,9 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			continue
 		}
 		fmt.Fprintf(stdout, "%s: ok (%d data sets, %d algorithms, %d tasks; memory about %s)\n", f, len(p.Datasets), len(p.Config.Algorithms), len(p.Tasks),
-			memory.Format(p.Memory(workersOf(p, 0), nil).Bytes))
+			memory.Format(p.Memory(p.Config.WorkersFor(0), nil).Bytes))
 	}
 	return code
-}
-
-// workersOf returns the workers a run of p would use: flag, else the config's, else all cores.
-func workersOf(p *plan.Plan, flag int) int {
-	switch {
-	case flag > 0:
-		return flag
-	case p.Config.Workers > 0:
-		return p.Config.Workers
-	}
-	return runtime.GOMAXPROCS(0)
 }
 
 func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -272,8 +261,8 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "hcbench:", err)
 		return ExitFailure
 	}
-	e := p.Memory(workersOf(p, 0), nil)
-	fmt.Fprintf(stdout, "# memory: about %s on %d workers (%s)\n", memory.Format(e.Bytes), workersOf(p, 0), e)
+	e := p.Memory(p.Config.WorkersFor(0), nil)
+	fmt.Fprintf(stdout, "# memory: about %s on %d workers (%s)\n", memory.Format(e.Bytes), p.Config.WorkersFor(0), e)
 	return ExitOK
 }
 
@@ -473,7 +462,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		dir = defaultRunDir(name, time.Now())
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	o, err := runner.Merge(ctx, dirs, runner.MergeOptions{Out: dir, Partial: *partial, AllowOtherBuild: *otherBuild, Log: log})
+	o, err := rundir.Merge(ctx, dirs, rundir.MergeOptions{Out: dir, Partial: *partial, AllowOtherBuild: *otherBuild, Log: log})
 	if ctx.Err() != nil {
 		fmt.Fprintln(stderr, "hcbench: merge interrupted; nothing was written to", dir)
 		return ExitInterrupted
@@ -526,7 +515,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return ExitUsage
 		}
 	}
-	m, files, err := runner.Rebuild(ctx, dirs[0], names)
+	m, files, err := rundir.Rebuild(ctx, dirs[0], names)
 	if ctx.Err() != nil {
 		fmt.Fprintln(stderr, "hcbench: interrupted:", context.Cause(ctx))
 		return ExitInterrupted
@@ -580,7 +569,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	var runs [2]compare.Run
 	for i, d := range dirs {
-		m, recs, err := runner.Open(ctx, d)
+		m, recs, err := rundir.Open(ctx, d)
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "hcbench: interrupted:", context.Cause(ctx))
 			return ExitInterrupted

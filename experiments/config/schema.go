@@ -6,6 +6,7 @@ package config
 
 import (
 	"fmt"
+	"runtime"
 
 	"hcbench/datasets/datadir"
 	"hcbench/experiments/registry"
@@ -26,6 +27,18 @@ type Config struct {
 	Path string
 	// DataDir is the data directory that data: paths name (Options.DataDir).
 	DataDir datadir.Location
+}
+
+// WorkersFor returns the number of tasks a run of the config runs at once: flag (the -workers
+// flag) when positive, else the config's workers, else all cores.
+func (c *Config) WorkersFor(flag int) int {
+	switch {
+	case flag > 0:
+		return flag
+	case c.Workers > 0:
+		return c.Workers
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // Header holds the top-level scalar keys.

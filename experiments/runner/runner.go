@@ -1,6 +1,7 @@
-// Package runner executes a plan: it materialises the data items, runs every task on a pool of
-// workers, appends one result record per finished task to results.jsonl, and writes the manifest
-// and the reports into the run directory. Each task draws from its own random stream (keyed by the
+// Package runner executes a plan: it materialises the data items, starts each algorithm variant
+// (package registry), runs every task on a pool of workers and appends one result record per
+// finished task to results.jsonl, in a run directory that package rundir keeps (its lock,
+// identity, manifest and reports). Each task draws from its own random stream (keyed by the
 // task), so results do not depend on the number of workers or the order of tasks. Cancelling the
 // context stops the run cleanly: tasks in flight are abandoned, every finished record is kept.
 package runner
@@ -8,21 +9,17 @@ package runner
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"hcbench/experiments/rundir"
 	"io"
 	"log/slog"
-	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,8 +43,8 @@ type Options struct {
 	Dir string
 	// Shard limits the run to one shard of the plan; nil runs every task.
 	Shard *results.Shard
-	// Workers is the number of tasks run at once; ≤ 0 means the config's workers, and if that is
-	// 0 too, runtime.GOMAXPROCS(0).
+	// Workers is the -workers flag: the number of tasks run at once when positive (see
+	// config.Config.WorkersFor).
 	Workers int
 	// SaveData writes generated data sets to data/<name>.jsonl (also set by the config).
 	SaveData bool
@@ -66,14 +63,6 @@ type Options struct {
 	ProgressEvery time.Duration
 }
 
-// Outcome says how a run ended.
-type Outcome struct {
-	Dir      string
-	Manifest results.Manifest
-	Resumed  int      // tasks found finished in the directory and skipped
-	Reports  []string // report files written
-}
-
 // Run executes p (or the shard opts.Shard of it) into opts.Dir. Tasks that already have a record
 // there are skipped, so a run that was interrupted or killed resumes where it stopped; a torn last
 // record from a crash is dropped with a warning and its task redone, a task recorded twice keeps
@@ -90,89 +79,142 @@ type Outcome struct {
 // in the manifest. When ctx is cancelled the run stops, and the manifest says "interrupted". A
 // whole run ends by writing its reports, bench.txt and index.html, and only then says
 // "complete"; a shard leaves them to merge.
-func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
+func Run(ctx context.Context, p *plan.Plan, opts Options) (*rundir.Outcome, error) {
+	s, err := open(ctx, p, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	recs, runErr := s.execute(ctx)
+	return s.conclude(ctx, recs, runErr)
+}
+
+// session is one process's part of a run: its directory, lock, log and manifest, and the tasks
+// it has to run.
+type session struct {
+	p       *plan.Plan
+	opts    Options
+	workers int
+	files   rundir.Files
+	lock    *os.File
+	logFile *os.File
+	log     *slog.Logger
+	reserve *rundir.Reserved
+	m       results.Manifest
+	done    []results.Record // records found in the directory
+	todo    []plan.Task
+}
+
+// open is a run's first phase: it checks the memory, prepares and locks the directory, checks
+// that it may take this run (the config, the data, the build), opens the log, reads the
+// records already there and writes the manifest of the session, status running.
+func open(ctx context.Context, p *plan.Plan, opts Options) (*session, error) {
 	resolved, err := p.Config.Resolved()
 	if err != nil {
 		return nil, err
 	}
-	hash, err := configHash(resolved)
+	hash, err := rundir.ConfigHash(resolved)
 	if err != nil {
 		return nil, err
 	}
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = p.Config.Workers
-	}
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	if err := p.CheckMemory(workers, func(k int) bool { return inShard(k, opts.Shard) }); err != nil {
+	s := &session{p: p, opts: opts, workers: p.Config.WorkersFor(opts.Workers)}
+	if err := p.CheckMemory(s.workers, func(k int) bool { return rundir.InShard(k, opts.Shard) }); err != nil {
 		return nil, err
 	}
-	if err := openRunDir(opts.Dir); err != nil {
+	if err := rundir.Prepare(opts.Dir); err != nil {
 		return nil, err
 	}
-	files := filesOf(opts.Dir, opts.Shard)
-	lock, lockErr := lockRun(opts.Dir, files)
+	s.files = rundir.FilesOf(opts.Dir, opts.Shard)
+	lock, lockErr := rundir.Lock(opts.Dir, s.files)
 	if lock == nil {
 		return nil, lockErr
 	}
-	defer lock.Close() // releases the lock
-	prev, manifests, err := checkRunDir(opts.Dir, hash, resolved, opts.Shard)
+	s.lock = lock
+	ok := false
+	defer func() {
+		if !ok {
+			s.close()
+		}
+	}()
+	prev, manifests, err := rundir.Check(opts.Dir, hash, resolved, opts.Shard)
 	if err != nil {
 		return nil, err
 	}
-	m := results.NewManifest()
+	s.m = results.NewManifest()
+	m := &s.m
 	m.DataFiles, m.DataDir = dataFiles(p), p.Config.DataDir.Path
-	if err := checkData(opts.Dir, manifests, &m); err != nil {
+	if err := rundir.CheckData(opts.Dir, manifests, m); err != nil {
 		return nil, err
 	}
-	other := otherBuild(opts.Dir, manifests, m.Build())
+	other := rundir.OtherBuild(opts.Dir, manifests, m.Build())
 	if other != "" && !opts.AllowOtherBuild {
 		return nil, fmt.Errorf("%s; resuming would mix results of different code in one run: resume with the build that wrote them, run this build into another -out, or pass -allow-other-build to resume anyway (the manifest then lists each session's build)", other)
 	}
-	logFile, err := os.OpenFile(files.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
+	if s.logFile, err = os.OpenFile(s.files.Log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
 		return nil, err
 	}
-	defer logFile.Close()
-	log := slog.New(slog.NewMultiHandler(opts.Log.Handler(), slog.NewJSONHandler(logFile, nil)))
-	if lockErr != nil {
-		log.Warn(lockErr.Error())
-	}
-	if m.BuildWarning != "" {
-		log.Warn(m.BuildWarning)
+	s.log = slog.New(slog.NewMultiHandler(opts.Log.Handler(), slog.NewJSONHandler(s.logFile, nil)))
+	for _, w := range []string{errText(lockErr), m.BuildWarning} {
+		if w != "" {
+			s.log.Warn(w)
+		}
 	}
 	if other != "" {
-		log.Warn(other + "; resuming anyway (-allow-other-build): the manifest lists each session's build")
+		s.log.Warn(other + "; resuming anyway (-allow-other-build): the manifest lists each session's build")
 	}
 	for _, w := range p.Warnings {
-		log.Warn(w)
+		s.log.Warn(w)
 	}
 	// The reserve is disk space given back when the manifest cannot be written otherwise (a full
 	// disk), so that the run still ends saying how it ended.
-	reserve := reserveSpace(filepath.Join(opts.Dir, files.reserve))
-	defer reserve.release()
+	s.reserve = rundir.Reserve(filepath.Join(opts.Dir, s.files.Reserve))
 
 	if err := results.WriteFileAtomic(filepath.Join(opts.Dir, results.ConfigFile), resolved); err != nil {
 		return nil, err
 	}
-	if err := writeTasks(opts.Dir, p); err != nil {
+	keys := make([]string, len(p.Tasks))
+	planned := map[string]bool{}
+	for k, t := range p.Tasks {
+		keys[k] = t.Key
+		if rundir.InShard(k, opts.Shard) {
+			planned[t.Key] = true
+		}
+	}
+	if err := rundir.WriteTasks(opts.Dir, keys); err != nil {
 		return nil, err
 	}
-	done, err := recoverRecords(ctx, files, p, opts.Shard, log)
-	if err != nil {
+	if s.done, err = rundir.RecoverRecords(ctx, s.files, planned, s.log); err != nil {
 		return nil, err
 	}
-	if prev == nil && len(done) > 0 {
-		return nil, fmt.Errorf("%s has records but no manifest; it is not a run this build wrote", files.results)
+	if prev == nil && len(s.done) > 0 {
+		return nil, fmt.Errorf("%s has records but no manifest; it is not a run this build wrote", s.files.Results)
 	}
-	m.Experiment, m.Config, m.Seed, m.ConfigHash, m.Shard = p.Config.Name, p.Config.Path, p.Config.Seed, hash, opts.Shard
-	m.Workers, m.Args, m.Start = workers, opts.Args, time.Now().UTC()
+	s.describe(hash, prev)
+	if err := m.WriteFile(s.files.Manifest); err != nil {
+		return nil, err
+	}
+	ok = true
+	return s, nil
+}
+
+// errText is err's message, or "" for nil.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// describe fills the manifest of the session (the run, its tasks, its sessions; a resume keeps
+// the earlier ones, prev) and lists the tasks still to run.
+func (s *session) describe(hash string, prev *results.Manifest) {
+	p, m := s.p, &s.m
+	m.Experiment, m.Config, m.Seed, m.ConfigHash, m.Shard = p.Config.Name, p.Config.Path, p.Config.Seed, hash, s.opts.Shard
+	m.Workers, m.Args, m.Start = s.workers, s.opts.Args, time.Now().UTC()
 	m.Reports, m.Thresholds = p.Config.Reports, p.Config.Thresholds
 	if prev != nil {
 		// A report added to the run since (report -reports) stays one of its reports.
-		m.Reports = unionOf(p.Config.Reports, prev.Reports)
+		m.Reports = rundir.UnionOf(p.Config.Reports, prev.Reports)
 	}
 	for _, d := range p.Datasets {
 		m.Datasets = append(m.Datasets, d.Name)
@@ -181,57 +223,63 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		m.Algorithms = append(m.Algorithms, a.Label)
 	}
 	finished := map[string]bool{}
-	for _, r := range done {
+	for _, r := range s.done {
 		finished[r.Key] = true
 	}
-	var todo []plan.Task
 	for k, t := range p.Tasks {
-		if inShard(k, opts.Shard) {
+		if rundir.InShard(k, s.opts.Shard) {
 			m.Tasks++
 			if !finished[t.Key] {
-				todo = append(todo, t)
+				s.todo = append(s.todo, t)
 			}
 		}
 	}
-	session := m.NewSession(workers, m.Start)
+	session := m.NewSession(s.workers, m.Start)
 	if prev != nil {
 		m.Start, m.Resumes = prev.Start, prev.Resumes+1
-		m.Sessions = creditKilled(prev.AllSessions(), len(done))
-		log.Info("resuming", "dir", opts.Dir, "finished", len(done), "left", len(todo))
+		m.Sessions = rundir.CreditKilled(prev.AllSessions(), len(s.done))
+		s.log.Info("resuming", "dir", s.opts.Dir, "finished", len(s.done), "left", len(s.todo))
 	}
 	m.Sessions = append(m.Sessions, session)
-	if err := m.WriteFile(files.manifest); err != nil {
-		return nil, err
-	}
+}
 
-	log.Info("run", "experiment", p.Config.Name, "dir", opts.Dir, "shard", shardText(opts.Shard), "tasks", len(todo), "workers", workers)
+// execute is a run's second phase: it makes the items the tasks need (and saves generated data),
+// then runs the tasks, appending their records; it returns the records written and the error
+// that stopped it, if any.
+func (s *session) execute(ctx context.Context) ([]results.Record, error) {
+	p, opts, log := s.p, s.opts, s.log
+	log.Info("run", "experiment", p.Config.Name, "dir", opts.Dir, "shard", shardText(opts.Shard), "tasks", len(s.todo), "workers", s.workers)
 	save := (opts.SaveData || p.Config.SaveData) && opts.Shard == nil
 	if (opts.SaveData || p.Config.SaveData) && opts.Shard != nil {
 		log.Warn("save_data is ignored by a shard, which loads only its own items; run the config whole to save its data")
 	}
-	items := loadItems(ctx, p, todo, save, workers, opts, log)
+	items := loadItems(ctx, p, s.todo, save, s.workers, opts, log)
 	for _, d := range p.Datasets {
 		if w := items.shortfall(d); w != "" {
 			log.Error(w)
-			m.Warnings = append(m.Warnings, w)
+			s.m.Warnings = append(s.m.Warnings, w)
 		}
 	}
-	var runErr error
 	if save && ctx.Err() == nil {
-		runErr = saveData(opts.Dir, p, items, log)
+		if err := saveData(opts.Dir, p, items, log); err != nil {
+			return nil, err
+		}
 	}
-	var recs []results.Record
-	if runErr == nil {
-		recs, runErr = runAll(ctx, todo, p, items, files.results, workers, opts, log)
-	}
-	all := append(done, recs...)
+	return runAll(ctx, s.todo, p, items, s.files.Results, s.workers, opts, log)
+}
+
+// conclude is a run's last phase: it judges how the run ended, writes a whole run's reports,
+// bench.txt and index.html (only then is it complete), and writes the final manifest.
+func (s *session) conclude(ctx context.Context, recs []results.Record, runErr error) (*rundir.Outcome, error) {
+	m := &s.m
+	all := append(s.done, recs...)
 	m.Finished = len(all)
 	for _, r := range all {
 		if r.Error != "" {
 			m.Failed++
 		}
 	}
-	out := &Outcome{Dir: opts.Dir, Resumed: len(done)}
+	out := &rundir.Outcome{Dir: s.opts.Dir, Resumed: len(s.done)}
 	switch {
 	case ctx.Err() != nil:
 		m.Status = results.StatusInterrupted
@@ -239,31 +287,42 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		// Records that could not be written (a full disk) leave their tasks without a record,
 		// which compare and report must not take for a finished run.
 		m.Status = results.StatusIncomplete
-	case opts.Shard != nil:
+	case s.opts.Shard != nil:
 		m.Status = results.StatusComplete // merge writes the reports
 	default:
 		// A run is complete only once its reports, bench.txt and index.html are written, so that
 		// a kill in between leaves a run that a resume finishes, not one that looks finished.
 		m.Status = results.StatusComplete
-		out.Reports, runErr = Finish(ctx, opts.Dir, &m, all)
+		out.Reports, runErr = rundir.Finish(ctx, s.opts.Dir, m, all)
 		if ctx.Err() != nil {
 			m.Status = results.StatusInterrupted
 		}
 	}
 	switch m.Status {
 	case results.StatusInterrupted:
-		log.Warn("interrupted: finished records are kept; run again with the same -out to resume", "finished", m.Finished, "tasks", m.Tasks)
+		s.log.Warn("interrupted: finished records are kept; run again with the same -out to resume", "finished", m.Finished, "tasks", m.Tasks)
 	case results.StatusIncomplete:
-		log.Warn("incomplete: run again with the same -out to resume", "finished", m.Finished, "tasks", m.Tasks)
+		s.log.Warn("incomplete: run again with the same -out to resume", "finished", m.Finished, "tasks", m.Tasks)
 	}
 	m.End = time.Now().UTC()
 	last := &m.Sessions[len(m.Sessions)-1]
 	last.End, last.Records = m.End, len(recs)
-	if err := writeFinalManifest(&m, files.manifest, reserve); err != nil {
+	if err := rundir.WriteFinalManifest(m, s.files.Manifest, s.reserve); err != nil {
 		runErr = errors.Join(runErr, err)
 	}
-	out.Manifest = m
+	out.Manifest = *m
 	return out, runErr
+}
+
+// close gives back the reserve, closes the log and releases the lock.
+func (s *session) close() {
+	if s.reserve != nil {
+		s.reserve.Release()
+	}
+	if s.logFile != nil {
+		s.logFile.Close()
+	}
+	s.lock.Close()
 }
 
 // dataFiles lists the data files the plan read, for the manifest.
@@ -275,154 +334,6 @@ func dataFiles(p *plan.Plan) []results.DataFile {
 		}
 	}
 	return out
-}
-
-// checkData refuses a run whose data files differ from those that the runs and shards already in
-// dir read (manifests), naming each file that changed: their records would mix two data sets
-// under one config.
-func checkData(dir string, manifests map[string]results.Manifest, m *results.Manifest) error {
-	for _, path := range slices.Sorted(maps.Keys(manifests)) {
-		old := manifests[path]
-		if ch := m.DataChanges(&old); len(ch) > 0 {
-			return fmt.Errorf("the data of the run in %s have changed since %s was written: %s; resuming would mix results of different data: restore the files, or run into another -out",
-				dir, filepath.Base(path), strings.Join(ch, "; "))
-		}
-	}
-	return nil
-}
-
-// recoverRecords reads the records already in the results file of a run or shard: it cuts off a
-// torn last record, drops the duplicates of a task and the records of tasks that this plan (or
-// shard) does not hold, each with a warning, and rewrites the file when it dropped any, so that
-// the run counts only its own tasks.
-func recoverRecords(ctx context.Context, files runFiles, p *plan.Plan, shard *results.Shard, log *slog.Logger) ([]results.Record, error) {
-	done, torn, err := results.RecoverContext(ctx, files.results)
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", files.results, context.Cause(ctx))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("cannot resume: %w%s", err, damagedLineHint(err, files.results))
-	}
-	if torn != "" {
-		log.Warn(torn)
-	}
-	done, dups := firstOfEach(done)
-	if dups > 0 {
-		log.Warn(fmt.Sprintf("%s: dropped %d duplicate %s (tasks recorded twice, as by two processes running into one directory at once); the first record of each task is kept",
-			files.results, dups, results.Plural(dups, "record", "records")))
-	}
-	planned := map[string]bool{}
-	for k, t := range p.Tasks {
-		if inShard(k, shard) {
-			planned[t.Key] = true
-		}
-	}
-	var foreign []string
-	kept := done[:0:0]
-	for _, r := range done {
-		if planned[r.Key] {
-			kept = append(kept, r)
-		} else {
-			foreign = append(foreign, r.Key)
-		}
-	}
-	if len(foreign) > 0 {
-		log.Warn(fmt.Sprintf("%s: dropped %d %s of tasks that this config does not plan (%s); the run counts only its own tasks",
-			files.results, len(foreign), results.Plural(len(foreign), "record", "records"), firstKeys(foreign, 3)))
-	}
-	if dups > 0 || len(foreign) > 0 {
-		if err := rewriteResults(files.results, kept); err != nil {
-			return nil, fmt.Errorf("cannot drop records of %s: %w", files.results, err)
-		}
-	}
-	return kept, nil
-}
-
-// firstKeys lists up to k keys, and how many more there are.
-func firstKeys(keys []string, k int) string {
-	if len(keys) <= k {
-		return strings.Join(keys, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(keys[:k], ", "), len(keys)-k)
-}
-
-// writeFinalManifest writes the manifest that says how the run ended. When the write fails (a
-// full disk), it gives back the reserved space and tries once more; an error that remains is
-// returned, saying that the file on disk still describes the run as running.
-func writeFinalManifest(m *results.Manifest, path string, r *reserved) error {
-	err := m.WriteFile(path)
-	if err == nil {
-		return nil
-	}
-	if r.release() {
-		if err = m.WriteFile(path); err == nil {
-			return nil
-		}
-	}
-	return fmt.Errorf("the manifest %s could not be written, so it still says %s, not %s: %w", path, results.StatusRunning, m.Status, err)
-}
-
-// creditKilled credits the last of the sessions with the records found on resume that no
-// session claims: a session killed (SIGKILL, a node lost) never wrote its count.
-func creditKilled(sessions []results.Session, found int) []results.Session {
-	sessions = slices.Clone(sessions)
-	claimed := 0
-	for _, s := range sessions {
-		claimed += s.Records
-	}
-	if n := len(sessions); n > 0 && found > claimed {
-		sessions[n-1].Records += found - claimed
-	}
-	return sessions
-}
-
-// firstOfEach keeps the first record of every task and counts the others.
-func firstOfEach(recs []results.Record) ([]results.Record, int) {
-	seen := make(map[string]bool, len(recs))
-	out := recs[:0:0]
-	for _, r := range recs {
-		if !seen[r.Key] {
-			seen[r.Key] = true
-			out = append(out, r)
-		}
-	}
-	return out, len(recs) - len(out)
-}
-
-// rewriteResults replaces a results file by recs, one JSON line each, atomically
-// (results.WriteFileAtomic) so that a kill leaves either file whole.
-func rewriteResults(path string, recs []results.Record) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	for i := range recs {
-		if err := enc.Encode(&recs[i]); err != nil {
-			return fmt.Errorf("record %s: %w", recs[i].Key, err)
-		}
-	}
-	return results.WriteFileAtomic(path, b.Bytes())
-}
-
-// unionOf returns the names of a, then those of b that a lacks, each once, in order.
-func unionOf(a, b []string) []string {
-	var out []string
-	for _, n := range slices.Concat(a, b) {
-		if !slices.Contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// badLine matches the error of a results file line that is not a record: "PATH:N: not a …".
-var badLine = regexp.MustCompile(`^(.*):(\d+): not a result record`)
-
-// damagedLineHint says how to recover from a line of the results file path that is not a record,
-// if that is what err reports, else "".
-func damagedLineHint(err error, path string) string {
-	if m := badLine.FindStringSubmatch(err.Error()); m != nil && m[1] == path {
-		return fmt.Sprintf("\nline %s of %s is damaged (a disk, copy or editing error): delete that line (its task then runs again) and resume the run (its run command again), or run into another -out", m[2], path)
-	}
-	return ""
 }
 
 func shardText(s *results.Shard) string {

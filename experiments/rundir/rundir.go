@@ -1,4 +1,9 @@
-package runner
+// Package rundir is the run directory on disk: what a directory may take (one config over one
+// data and one build, checked by their hashes), its lock, its reserve of disk space, the records
+// already in it (recovered after a crash), the manifest that says how a run ended, merging the
+// shards of a run, and finishing a run with its reports, bench.txt and index.html. Package
+// runner executes a run into it; the file names are results' (the contract with the readers).
+package rundir
 
 import (
 	"bufio"
@@ -17,26 +22,26 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"hcbench/experiments/plan"
 	"hcbench/experiments/results"
 )
 
-// runFiles names the manifest, results, log and lock files of a whole run or of a shard, and
+// Files names the manifest, results, log and lock files of a whole run or of a shard, and
 // says which it is for messages.
-type runFiles struct {
-	manifest, results, log string
-	// lock and reserve are names inside the directory: the lock file and the reserve of disk
+type Files struct {
+	Manifest, Results, Log string
+	// Lock and Reserve are names inside the directory: the lock file and the reserve of disk
 	// space (reserve.go).
-	lock, reserve string
-	what          string
+	Lock, Reserve string
+	// What names the run or shard in messages.
+	What string
 }
 
-func filesOf(dir string, s *results.Shard) runFiles {
+func FilesOf(dir string, s *results.Shard) Files {
 	if s == nil {
-		return runFiles{filepath.Join(dir, results.ManifestFile), filepath.Join(dir, results.ResultsFile), filepath.Join(dir, results.LogFile), ".lock", ".reserve", "run directory " + dir}
+		return Files{filepath.Join(dir, results.ManifestFile), filepath.Join(dir, results.ResultsFile), filepath.Join(dir, results.LogFile), ".lock", ".reserve", "run directory " + dir}
 	}
 	manifest, recs, log, lock, reserve := results.ShardFiles(*s)
-	return runFiles{filepath.Join(dir, manifest), filepath.Join(dir, recs), filepath.Join(dir, log), lock, reserve, fmt.Sprintf("shard %v in run directory %s", s, dir)}
+	return Files{filepath.Join(dir, manifest), filepath.Join(dir, recs), filepath.Join(dir, log), lock, reserve, fmt.Sprintf("shard %v in run directory %s", s, dir)}
 }
 
 // resultFreeKeys are the top-level config keys that cannot change a record, which the config
@@ -73,9 +78,9 @@ func resultConfig(resolved []byte) (map[string]any, error) {
 	return c, nil
 }
 
-// configHash is the hash that identifies a config's results: sha256 of the resolved config
+// ConfigHash is the hash that identifies a config's results: sha256 of the resolved config
 // without the result-free keys, as JSON (which orders keys, so equal configs hash equal).
-func configHash(resolved []byte) (string, error) {
+func ConfigHash(resolved []byte) (string, error) {
 	c, err := resultConfig(resolved)
 	if err != nil {
 		return "", err
@@ -199,8 +204,8 @@ func describeConfigChange(dir string, resolved []byte) string {
 	return fmt.Sprintf("keys that differ (its %s → this config): %s%s", results.ConfigFile, strings.Join(diff, "; "), more)
 }
 
-// dirManifests reads every manifest in dir: the whole run's and the shards', by file.
-func dirManifests(dir string) (map[string]results.Manifest, error) {
+// Manifests reads every manifest in dir: the whole run's and the shards', by file.
+func Manifests(dir string) (map[string]results.Manifest, error) {
 	out := map[string]results.Manifest{}
 	paths, err := filepath.Glob(filepath.Join(dir, results.ShardManifests))
 	if err != nil {
@@ -219,9 +224,9 @@ func dirManifests(dir string) (map[string]results.Manifest, error) {
 	return out, nil
 }
 
-// openRunDir makes dir ready to take a run before it is locked: it creates a new directory and
+// Prepare makes dir ready to take a run before it is locked: it creates a new directory and
 // refuses one that is not empty yet holds no hcbench run.
-func openRunDir(dir string) error {
+func Prepare(dir string) error {
 	if dir == "" {
 		return errors.New("no run directory given")
 	}
@@ -232,7 +237,7 @@ func openRunDir(dir string) error {
 	if err != nil {
 		return err
 	}
-	ms, err := dirManifests(dir)
+	ms, err := Manifests(dir)
 	if err != nil || len(ms) > 0 {
 		return err
 	}
@@ -246,18 +251,18 @@ func openRunDir(dir string) error {
 	return nil
 }
 
-// checkRunDir checks, under the run's lock, that dir may take this run (or shard) of the config
+// Check checks, under the run's lock, that dir may take this run (or shard) of the config
 // with the given hash: it must hold nothing yet, or runs of the same config and a compatible
 // sharding. It returns every manifest in dir and the one of this very run or shard, if any (a
 // resume).
-func checkRunDir(dir, hash string, resolved []byte, shard *results.Shard) (own *results.Manifest, all map[string]results.Manifest, err error) {
-	ms, err := dirManifests(dir)
+func Check(dir, hash string, resolved []byte, shard *results.Shard) (own *results.Manifest, all map[string]results.Manifest, err error) {
+	ms, err := Manifests(dir)
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(ms) == 0 {
 		if old, err := os.ReadFile(filepath.Join(dir, results.ConfigFile)); err == nil {
-			if h, err := configHash(old); err != nil || h != hash {
+			if h, err := ConfigHash(old); err != nil || h != hash {
 				return nil, nil, fmt.Errorf("%s holds the start of a run of a different config (%s); choose another -out", dir, describeConfigChange(dir, resolved))
 			}
 		}
@@ -277,17 +282,17 @@ func checkRunDir(dir, hash string, resolved []byte, shard *results.Shard) (own *
 		case m.Shard != nil && m.Shard.Count != shard.Count:
 			return nil, nil, fmt.Errorf("%s holds shards of %d, this is shard %v; use -shard i/%d or another directory", dir, m.Shard.Count, shard, m.Shard.Count)
 		}
-		if filepath.Clean(path) == filepath.Clean(filesOf(dir, shard).manifest) {
+		if filepath.Clean(path) == filepath.Clean(FilesOf(dir, shard).Manifest) {
 			own = &m
 		}
 	}
 	return own, ms, nil
 }
 
-// otherBuild describes the sessions of the manifests that ran another build than b ("" if
+// OtherBuild describes the sessions of the manifests that ran another build than b ("" if
 // none; see results.Build.Same), naming both builds and how they differ, so that records of
 // different code are not mixed in one run unnoticed.
-func otherBuild(dir string, ms map[string]results.Manifest, b results.Build) string {
+func OtherBuild(dir string, ms map[string]results.Manifest, b results.Build) string {
 	var parts []string
 	for _, path := range slices.Sorted(maps.Keys(ms)) {
 		m := ms[path]
@@ -306,12 +311,12 @@ func otherBuild(dir string, ms map[string]results.Manifest, b results.Build) str
 // startedRunFile matches the files a run writes before its manifest (and their temporary files).
 var startedRunFile = regexp.MustCompile(`^\.?(config\.yaml|tasks\.txt|run(-shard-\d+-of-\d+)?\.log|(results|shard-\d+-of-\d+)\.jsonl|manifest(-shard-\d+-of-\d+)?\.json)(-\d+)?$|^\.(lock|reserve)(-shard-\d+-of-\d+)?$`)
 
-// writeTasks writes tasks.txt, or checks that an existing one lists the same tasks (the same
+// WriteTasks writes tasks.txt, or checks that an existing one lists the same tasks (the same
 // config over different data files would not).
-func writeTasks(dir string, p *plan.Plan) error {
+func WriteTasks(dir string, keys []string) error {
 	var b strings.Builder
-	for _, t := range p.Tasks {
-		b.WriteString(t.Key)
+	for _, k := range keys {
+		b.WriteString(k)
 		b.WriteByte('\n')
 	}
 	path := filepath.Join(dir, results.TasksFile)
@@ -324,8 +329,8 @@ func writeTasks(dir string, p *plan.Plan) error {
 	return results.WriteFileAtomic(path, []byte(b.String()))
 }
 
-// readTasks reads tasks.txt.
-func readTasks(dir string) ([]string, error) {
+// ReadTasks reads tasks.txt.
+func ReadTasks(dir string) ([]string, error) {
 	f, err := os.Open(filepath.Join(dir, results.TasksFile))
 	if err != nil {
 		return nil, err
@@ -342,13 +347,13 @@ func readTasks(dir string) ([]string, error) {
 	return keys, sc.Err()
 }
 
-// inShard reports whether the task at plan position k belongs to shard s (nil: every task).
-func inShard(k int, s *results.Shard) bool {
+// InShard reports whether the task at plan position k belongs to shard s (nil: every task).
+func InShard(k int, s *results.Shard) bool {
 	return s == nil || k%s.Count == s.Index
 }
 
-// sortByPlan orders records by their task's position in keys; records of unknown keys go last.
-func sortByPlan(recs []results.Record, keys []string) {
+// SortByPlan orders records by their task's position in keys; records of unknown keys go last.
+func SortByPlan(recs []results.Record, keys []string) {
 	pos := make(map[string]int, len(keys))
 	for i, k := range keys {
 		pos[k] = i

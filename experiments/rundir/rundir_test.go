@@ -1,4 +1,4 @@
-package runner
+package rundir
 
 import (
 	"errors"
@@ -18,8 +18,8 @@ import (
 // third attempt in. checkUnlocked tells a merge the same.
 func TestLockIsExclusive(t *testing.T) {
 	dir := t.TempDir()
-	whole := filesOf(dir, nil)
-	first, err := lockRun(dir, whole)
+	whole := FilesOf(dir, nil)
+	first, err := Lock(dir, whole)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestLockIsExclusive(t *testing.T) {
 	if err != nil || host == "" {
 		t.Skipf("no host name (%v) to find in the message", err)
 	}
-	_, err = lockRun(dir, whole)
+	_, err = Lock(dir, whole)
 	if want := fmt.Sprintf("run directory %s is in use by another hcbench process (pid %d on host %s)", dir, os.Getpid(), host); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("second lock: %v, want %q", err, want)
 	}
@@ -35,11 +35,11 @@ func TestLockIsExclusive(t *testing.T) {
 	if want := fmt.Sprintf("is still being written by another hcbench process (pid %d on host %s)", os.Getpid(), host); err == nil || !strings.Contains(err.Error(), want) || warning != "" {
 		t.Errorf("checkUnlocked while locked: %v (warning %q), want %q", err, warning, want)
 	}
-	shard := filesOf(dir, &results.Shard{Index: 1, Count: 3})
-	if shard.lock != ".lock-shard-1-of-3" {
-		t.Errorf("shard lock file %s", shard.lock)
+	shard := FilesOf(dir, &results.Shard{Index: 1, Count: 3})
+	if shard.Lock != ".lock-shard-1-of-3" {
+		t.Errorf("shard lock file %s", shard.Lock)
 	}
-	s, err := lockRun(dir, shard)
+	s, err := Lock(dir, shard)
 	if err != nil {
 		t.Errorf("a shard's lock beside the whole run's: %v", err)
 	} else {
@@ -49,7 +49,7 @@ func TestLockIsExclusive(t *testing.T) {
 	if warning, err := checkUnlocked(dir, whole); err != nil || warning != "" {
 		t.Errorf("checkUnlocked after release: %v (warning %q)", err, warning)
 	}
-	third, err := lockRun(dir, whole)
+	third, err := Lock(dir, whole)
 	if err != nil {
 		t.Fatalf("lock after release: %v", err)
 	}
@@ -73,8 +73,8 @@ func TestLockIsExclusive(t *testing.T) {
 // closed. A probe that fails in an unexpected way gives a warning, not an error.
 func TestCheckUnlockedProbesShared(t *testing.T) {
 	dir := t.TempDir()
-	whole := filesOf(dir, nil)
-	reader, err := os.Create(filepath.Join(dir, whole.lock))
+	whole := FilesOf(dir, nil)
+	reader, err := os.Create(filepath.Join(dir, whole.Lock))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,11 +85,11 @@ func TestCheckUnlockedProbesShared(t *testing.T) {
 	if warning, err := checkUnlocked(dir, whole); err != nil || warning != "" {
 		t.Errorf("checkUnlocked beside another shared lock: %v (warning %q); an exclusive probe conflicts with it, a shared one must not", err, warning)
 	}
-	if _, err := lockRun(dir, whole); err == nil || !strings.Contains(err.Error(), "is in use by another hcbench process") {
+	if _, err := Lock(dir, whole); err == nil || !strings.Contains(err.Error(), "is in use by another hcbench process") {
 		t.Errorf("a writer while a reader holds the lock: %v", err)
 	}
 	reader.Close()
-	w, err := lockRun(dir, whole)
+	w, err := Lock(dir, whole)
 	if err != nil {
 		t.Fatalf("the probe left the lock taken: %v", err)
 	}
@@ -98,10 +98,10 @@ func TestCheckUnlockedProbesShared(t *testing.T) {
 	// A lock file that cannot be opened (a symbolic link to itself: ELOOP) stands for an
 	// unexpected probe error, as EBADF on NFS was.
 	loop := t.TempDir()
-	if err := os.Symlink(whole.lock, filepath.Join(loop, whole.lock)); err != nil {
+	if err := os.Symlink(whole.Lock, filepath.Join(loop, whole.Lock)); err != nil {
 		t.Skipf("no symbolic link: %v", err)
 	}
-	warning, err := checkUnlocked(loop, filesOf(loop, nil))
+	warning, err := checkUnlocked(loop, FilesOf(loop, nil))
 	if err != nil || !strings.Contains(warning, "cannot tell whether run directory "+loop+" is still being written") {
 		t.Errorf("checkUnlocked with a lock file it cannot open: error %v, warning %q", err, warning)
 	}
@@ -130,7 +130,7 @@ reports: [summary]
 		"  - {name: greedy, label: greedy}\n  - {name: beam, label: beam}\n").Replace(base)
 	h := func(s string) string {
 		t.Helper()
-		v, err := configHash([]byte(s))
+		v, err := ConfigHash([]byte(s))
 		if err != nil {
 			t.Fatal(err)
 		}

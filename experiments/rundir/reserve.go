@@ -1,4 +1,4 @@
-package runner
+package rundir
 
 import (
 	"os"
@@ -9,19 +9,19 @@ import (
 // the last lines of its log take.
 const reserveBytes = 256 << 10
 
-// reserved is a file of reserveBytes zeros in the run directory, written (not sparse) so that its
+// Reserved is a file of reserveBytes zeros in the run directory, written (not sparse) so that its
 // blocks are taken, and removed to free them when the run ends or when the final manifest cannot
 // be written otherwise (a full disk).
-type reserved struct {
+type Reserved struct {
 	path string
 	once sync.Once
 	ok   bool // the file was written whole
 }
 
-// reserveSpace writes the reserve file. It is best effort: on a disk already too full, or a
+// Reserve writes the reserve file. It is best effort: on a disk already too full, or a
 // file system that cannot tell, the run goes on without it.
-func reserveSpace(path string) *reserved {
-	r := &reserved{path: path}
+func Reserve(path string) *Reserved {
+	r := &Reserved{path: path}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
 		return r
@@ -35,7 +35,7 @@ func reserveSpace(path string) *reserved {
 
 // release removes the reserve file, and reports whether it freed space (the file had been
 // written whole and is removed now, the first time release is called).
-func (r *reserved) release() bool {
+func (r *Reserved) Release() bool {
 	freed := false
 	r.once.Do(func() { freed = os.Remove(r.path) == nil && r.ok })
 	return freed

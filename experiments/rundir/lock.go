@@ -1,4 +1,4 @@
-package runner
+package rundir
 
 import (
 	"errors"
@@ -16,17 +16,17 @@ var errBusy = errors.New("locked by another process")
 // file systems); the run then goes on unprotected, with a warning.
 var errNoLocks = errors.New("the file system does not support file locks")
 
-// lockRun takes the exclusive lock of one whole run or one shard in dir: its lock file (.lock,
+// Lock takes the exclusive lock of one whole run or one shard in dir: its lock file (.lock,
 // or .lock-shard-I-of-N) locked with flock (LockFileEx on Windows) and holding the pid and host.
 // Two processes running the same tasks into one results file — what a Slurm requeue or a
 // replaced Kubernetes pod does while the first process still runs — would record every task
 // twice; the second one is refused instead, with a message naming the first's pid and host (on
 // a cluster the holder may run on another node). The lock dies with the process that holds it,
 // however it ends, so no stale lock is ever left; the file stays behind. On a file system
-// without locks lockRun returns an error wrapping errNoLocks and an open file the caller closes
+// without locks Lock returns an error wrapping errNoLocks and an open file the caller closes
 // as if it were the lock.
-func lockRun(dir string, files runFiles) (*os.File, error) {
-	path, what := filepath.Join(dir, files.lock), files.what
+func Lock(dir string, files Files) (*os.File, error) {
+	path, what := filepath.Join(dir, files.Lock), files.What
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("cannot lock %s: %w", what, err)
@@ -75,8 +75,8 @@ func lockHolder(path string) string {
 // lock file is no error. When the probe fails otherwise (a file system without locks, an
 // unexpected error), it cannot tell, and says so in warning for the caller to log: a reader
 // that stopped there would refuse every run on such a file system.
-func checkUnlocked(dir string, files runFiles) (warning string, err error) {
-	path, what := filepath.Join(dir, files.lock), files.what
+func checkUnlocked(dir string, files Files) (warning string, err error) {
+	path, what := filepath.Join(dir, files.Lock), files.What
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil

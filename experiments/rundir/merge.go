@@ -1,4 +1,4 @@
-package runner
+package rundir
 
 import (
 	"context"
@@ -84,7 +84,7 @@ func Merge(ctx context.Context, dirs []string, o MergeOptions) (*Outcome, error)
 			}
 			return nil, fmt.Errorf("merge: %s holds no shards (no manifest-shard-*.json)", dir)
 		}
-		k, err := readTasks(dir)
+		k, err := ReadTasks(dir)
 		if err != nil {
 			return nil, fmt.Errorf("merge: %w", err)
 		}
@@ -101,7 +101,7 @@ func Merge(ctx context.Context, dirs []string, o MergeOptions) (*Outcome, error)
 			if m.Shard == nil {
 				return nil, fmt.Errorf("merge: %s has no shard in it", p)
 			}
-			files := filesOf(dir, m.Shard)
+			files := FilesOf(dir, m.Shard)
 			warning, err := checkUnlocked(dir, files)
 			if err != nil {
 				return nil, fmt.Errorf("merge: %w", err)
@@ -109,12 +109,12 @@ func Merge(ctx context.Context, dirs []string, o MergeOptions) (*Outcome, error)
 			if warning != "" {
 				log.Warn("merge: " + warning)
 			}
-			recs, err := readRecords(ctx, files.results)
+			recs, err := readRecords(ctx, files.Results)
 			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("merge: reading %s: %w", files.results, context.Cause(ctx))
+				return nil, fmt.Errorf("merge: reading %s: %w", files.Results, context.Cause(ctx))
 			}
 			if err != nil {
-				return nil, fmt.Errorf("merge: %w%s", err, damagedLineHint(err, files.results))
+				return nil, fmt.Errorf("merge: %w%s", err, damagedLineHint(err, files.Results))
 			}
 			shards = append(shards, shardRun{dir: dir, manifest: m, path: p, records: recs})
 		}
@@ -151,7 +151,7 @@ func Merge(ctx context.Context, dirs []string, o MergeOptions) (*Outcome, error)
 			switch {
 			case !ok:
 				return nil, fmt.Errorf("merge: %s has a record of task %q, which the plan does not hold", s.path, r.Key)
-			case !inShard(k, s.manifest.Shard):
+			case !InShard(k, s.manifest.Shard):
 				return nil, fmt.Errorf("merge: %s has a record of task %q, which belongs to shard %d/%d", s.path, r.Key, k%s.manifest.Shard.Count, s.manifest.Shard.Count)
 			}
 			if prev, dup := byKey[r.Key]; dup {
@@ -193,7 +193,7 @@ func Merge(ctx context.Context, dirs []string, o MergeOptions) (*Outcome, error)
 	if err := checkMergeOut(o.Out); err != nil {
 		return nil, err
 	}
-	sortByPlan(all, keys)
+	SortByPlan(all, keys)
 	m := first.manifest
 	m.Shard, m.Resumes, m.Warnings, m.MergedFrom, m.Sessions = nil, 0, nil, nil, nil
 	m.Args, m.Workers = nil, 0

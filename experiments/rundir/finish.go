@@ -1,4 +1,4 @@
-package runner
+package rundir
 
 import (
 	"bytes"
@@ -95,8 +95,8 @@ func Rebuild(ctx context.Context, dir string, only []string) (results.Manifest, 
 		}
 		return m, nil, err
 	}
-	files := filesOf(dir, nil)
-	lock, err := lockRun(dir, files)
+	files := FilesOf(dir, nil)
+	lock, err := Lock(dir, files)
 	if lock == nil {
 		return m, nil, err
 	}
@@ -111,9 +111,9 @@ func Rebuild(ctx context.Context, dir string, only []string) (results.Manifest, 
 			return m, nil, err
 		}
 		names = only
-		if reps := unionOf(m.Reports, only); len(reps) > len(m.Reports) {
+		if reps := UnionOf(m.Reports, only); len(reps) > len(m.Reports) {
 			m.Reports = reps
-			if err := m.WriteFile(files.manifest); err != nil {
+			if err := m.WriteFile(files.Manifest); err != nil {
 				return m, nil, err
 			}
 		}
@@ -121,7 +121,7 @@ func Rebuild(ctx context.Context, dir string, only []string) (results.Manifest, 
 	// A run that holds a record of every planned task is complete once its reports are written
 	// (a run killed, or whose reports failed, after its last record), so the page shows it so.
 	before := m.Status
-	if keys, err := readTasks(dir); before != results.StatusComplete && m.MergedFrom == nil && err == nil && coversPlan(recs, keys) {
+	if keys, err := ReadTasks(dir); before != results.StatusComplete && m.MergedFrom == nil && err == nil && coversPlan(recs, keys) {
 		m.Status, m.Finished, m.Failed, m.Tasks = results.StatusComplete, len(recs), 0, len(keys)
 		for _, r := range recs {
 			if r.Error != "" {
@@ -135,7 +135,7 @@ func Rebuild(ctx context.Context, dir string, only []string) (results.Manifest, 
 		return m, written, err
 	}
 	if m.Status != before || err != nil {
-		if werr := m.WriteFile(files.manifest); werr != nil {
+		if werr := m.WriteFile(files.Manifest); werr != nil {
 			err = errors.Join(err, werr)
 		}
 	}
