@@ -53,72 +53,121 @@ func Merge(ctx context.Context, dirs []string, o MergeOptions) (*Outcome, error)
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if err := distinctDirs(dirs); err != nil {
+		return nil, err
+	}
+	shards, keys, err := readShards(ctx, dirs, log)
+	if err != nil {
+		return nil, err
+	}
+	present, err := checkShards(shards, o.AllowOtherBuild)
+	if err != nil {
+		return nil, err
+	}
+	all, missing, err := collect(shards, keys)
+	if err != nil {
+		return nil, err
+	}
+	if len(missing) > 0 && !o.Partial {
+		return nil, missingError(missing, len(keys), absentShards(shards[0].manifest.Shard.Count, present))
+	}
+	if err := checkMergeOut(o.Out); err != nil {
+		return nil, err
+	}
+	SortByPlan(all, keys)
+	m := mergedManifest(shards, all, len(keys), len(missing))
+	return writeMergeInto(ctx, o.Out, shards[0].dir, m, all)
+}
+
+// distinctDirs refuses a directory given twice, by name or through a link.
+func distinctDirs(dirs []string) error {
 	given := map[string]string{}
 	for _, dir := range dirs {
 		abs, err := filepath.Abs(dir)
 		if err != nil {
-			return nil, fmt.Errorf("merge: %w", err)
+			return fmt.Errorf("merge: %w", err)
 		}
 		if real, err := filepath.EvalSymlinks(abs); err == nil {
 			abs = real
 		}
 		if prev, dup := given[abs]; dup {
 			if prev == dir {
-				return nil, fmt.Errorf("merge: directory %s is given twice", dir)
+				return fmt.Errorf("merge: directory %s is given twice", dir)
 			}
-			return nil, fmt.Errorf("merge: directories %s and %s are the same directory", prev, dir)
+			return fmt.Errorf("merge: directories %s and %s are the same directory", prev, dir)
 		}
 		given[abs] = dir
 	}
+	return nil
+}
+
+// readShards reads every shard of the directories, with their records, after checking that no
+// process still writes them; and the plan's task keys, which every directory must list alike.
+func readShards(ctx context.Context, dirs []string, log *slog.Logger) ([]shardRun, []string, error) {
 	var shards []shardRun
 	var keys []string
 	var keysFrom string
 	for _, dir := range dirs {
 		paths, err := filepath.Glob(filepath.Join(dir, results.ShardManifests))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if len(paths) == 0 {
 			if _, err := os.Stat(filepath.Join(dir, results.ManifestFile)); err == nil {
-				return nil, fmt.Errorf("merge: %s holds a whole run, not shards", dir)
+				return nil, nil, fmt.Errorf("merge: %s holds a whole run, not shards", dir)
 			}
-			return nil, fmt.Errorf("merge: %s holds no shards (no manifest-shard-*.json)", dir)
+			return nil, nil, fmt.Errorf("merge: %s holds no shards (no manifest-shard-*.json)", dir)
 		}
 		k, err := ReadTasks(dir)
 		if err != nil {
-			return nil, fmt.Errorf("merge: %w", err)
+			return nil, nil, fmt.Errorf("merge: %w", err)
 		}
 		if keys == nil {
 			keys, keysFrom = k, dir
 		} else if !slices.Equal(keys, k) {
-			return nil, fmt.Errorf("merge: %s and %s plan different tasks; they are not shards of one run", filepath.Join(keysFrom, results.TasksFile), filepath.Join(dir, results.TasksFile))
+			return nil, nil, fmt.Errorf("merge: %s and %s plan different tasks; they are not shards of one run", filepath.Join(keysFrom, results.TasksFile), filepath.Join(dir, results.TasksFile))
 		}
 		for _, p := range paths {
-			m, err := results.ReadManifest(p)
+			sh, err := readShard(ctx, dir, p, log)
 			if err != nil {
-				return nil, fmt.Errorf("merge: %w", err)
+				return nil, nil, err
 			}
-			if m.Shard == nil {
-				return nil, fmt.Errorf("merge: %s has no shard in it", p)
-			}
-			files := FilesOf(dir, m.Shard)
-			warning, err := checkUnlocked(dir, files)
-			if err != nil {
-				return nil, fmt.Errorf("merge: %w", err)
-			}
-			if warning != "" {
-				log.Warn("merge: " + warning)
-			}
-			recs, err := readRecords(ctx, files.Results)
-			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("merge: reading %s: %w", files.Results, context.Cause(ctx))
-			}
-			if err != nil {
-				return nil, fmt.Errorf("merge: %w%s", err, damagedLineHint(err, files.Results))
-			}
-			shards = append(shards, shardRun{dir: dir, manifest: m, path: p, records: recs})
+			shards = append(shards, sh)
 		}
 	}
+	return shards, keys, nil
+}
+
+// readShard reads the shard of the manifest p in dir and its records.
+func readShard(ctx context.Context, dir, p string, log *slog.Logger) (shardRun, error) {
+	m, err := results.ReadManifest(p)
+	if err != nil {
+		return shardRun{}, fmt.Errorf("merge: %w", err)
+	}
+	if m.Shard == nil {
+		return shardRun{}, fmt.Errorf("merge: %s has no shard in it", p)
+	}
+	files := FilesOf(dir, m.Shard)
+	warning, err := checkUnlocked(dir, files)
+	if err != nil {
+		return shardRun{}, fmt.Errorf("merge: %w", err)
+	}
+	if warning != "" {
+		log.Warn("merge: " + warning)
+	}
+	recs, err := readRecords(ctx, files.Results)
+	if err := ctx.Err(); err != nil {
+		return shardRun{}, fmt.Errorf("merge: reading %s: %w", files.Results, context.Cause(ctx))
+	}
+	if err != nil {
+		return shardRun{}, fmt.Errorf("merge: %w%s", err, damagedLineHint(err, files.Results))
+	}
+	return shardRun{dir: dir, manifest: m, path: p, records: recs}, nil
+}
+
+// checkShards checks that the shards are of one config, one shard count, one data and (unless
+// allowOtherBuild) one build, each given once; it returns the manifest of each shard index given.
+func checkShards(shards []shardRun, allowOtherBuild bool) (map[int]string, error) {
 	first := shards[0]
 	seen := map[int]string{}
 	for _, s := range shards {
@@ -136,68 +185,80 @@ func Merge(ctx context.Context, dirs []string, o MergeOptions) (*Outcome, error)
 			return nil, fmt.Errorf("merge: %s and %s read different data: %s; a merged run must come from one data set: rerun the odd shards over the same files", first.path, s.path, strings.Join(ch, "; "))
 		}
 	}
-	if err := sameBuild(shards, o.AllowOtherBuild); err != nil {
-		return nil, err
-	}
+	return seen, sameBuild(shards, allowOtherBuild)
+}
+
+// collect gathers the shards' records, checking that each belongs to the plan and to its shard
+// and is recorded once; missing are the planned tasks without a record.
+func collect(shards []shardRun, keys []string) (all []results.Record, missing []string, err error) {
 	pos := make(map[string]int, len(keys))
 	for i, k := range keys {
 		pos[k] = i
 	}
 	byKey := map[string]string{}
-	var all []results.Record
 	for _, s := range shards {
 		for _, r := range s.records {
 			k, ok := pos[r.Key]
 			switch {
 			case !ok:
-				return nil, fmt.Errorf("merge: %s has a record of task %q, which the plan does not hold", s.path, r.Key)
+				return nil, nil, fmt.Errorf("merge: %s has a record of task %q, which the plan does not hold", s.path, r.Key)
 			case !InShard(k, s.manifest.Shard):
-				return nil, fmt.Errorf("merge: %s has a record of task %q, which belongs to shard %d/%d", s.path, r.Key, k%s.manifest.Shard.Count, s.manifest.Shard.Count)
+				return nil, nil, fmt.Errorf("merge: %s has a record of task %q, which belongs to shard %d/%d", s.path, r.Key, k%s.manifest.Shard.Count, s.manifest.Shard.Count)
 			}
 			if prev, dup := byKey[r.Key]; dup {
-				return nil, fmt.Errorf("merge: task %q is recorded twice (%s and %s); resuming the shard (its run command again) keeps the first record of each task", r.Key, prev, s.path)
+				return nil, nil, fmt.Errorf("merge: task %q is recorded twice (%s and %s); resuming the shard (its run command again) keeps the first record of each task", r.Key, prev, s.path)
 			}
 			byKey[r.Key] = s.path
 			all = append(all, r)
 		}
 	}
-	var missing []string
 	for _, k := range keys {
 		if _, ok := byKey[k]; !ok {
 			missing = append(missing, k)
 		}
 	}
+	return all, missing, nil
+}
+
+// absentShards names the shards of count that were not given ("2/8").
+func absentShards(count int, present map[int]string) []string {
 	var absent []string
-	for i := range first.manifest.Shard.Count {
-		if _, ok := seen[i]; !ok {
-			absent = append(absent, fmt.Sprintf("%d/%d", i, first.manifest.Shard.Count))
+	for i := range count {
+		if _, ok := present[i]; !ok {
+			absent = append(absent, fmt.Sprintf("%d/%d", i, count))
 		}
 	}
-	if len(missing) > 0 && !o.Partial {
-		var b strings.Builder
-		fmt.Fprintf(&b, "merge: %d of %d planned tasks have no record", len(missing), len(keys))
-		if len(absent) > 0 {
-			fmt.Fprintf(&b, " (shards not given: %s)", strings.Join(absent, ", "))
-		}
-		b.WriteString("; missing:")
-		for i, k := range missing {
-			if i == 20 {
-				fmt.Fprintf(&b, "\n  … and %d more", len(missing)-20)
-				break
-			}
-			b.WriteString("\n  " + k)
-		}
-		b.WriteString("\nresume the unfinished shards (the same run command), or merge with -partial")
-		return nil, errors.New(b.String())
+	return absent
+}
+
+// missingError lists the tasks without a record (the first 20) and the shards not given.
+func missingError(missing []string, planned int, absent []string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "merge: %d of %d planned tasks have no record", len(missing), planned)
+	if len(absent) > 0 {
+		fmt.Fprintf(&b, " (shards not given: %s)", strings.Join(absent, ", "))
 	}
-	if err := checkMergeOut(o.Out); err != nil {
-		return nil, err
+	b.WriteString("; missing:")
+	for i, k := range missing {
+		if i == 20 {
+			fmt.Fprintf(&b, "\n  … and %d more", len(missing)-20)
+			break
+		}
+		b.WriteString("\n  " + k)
 	}
-	SortByPlan(all, keys)
+	b.WriteString("\nresume the unfinished shards (the same run command), or merge with -partial")
+	return errors.New(b.String())
+}
+
+// mergedManifest is the manifest of the merged run: the first shard's, with every shard's
+// sessions, warnings and times, and the counts of the records; incomplete when missing tasks
+// have no record (merge -partial).
+func mergedManifest(shards []shardRun, all []results.Record, planned, missing int) results.Manifest {
+	first := shards[0]
 	m := first.manifest
 	m.Shard, m.Resumes, m.Warnings, m.MergedFrom, m.Sessions = nil, 0, nil, nil, nil
 	m.Args, m.Workers = nil, 0
-	m.Tasks, m.Finished, m.Failed = len(keys), len(all), 0
+	m.Tasks, m.Finished, m.Failed = planned, len(all), 0
 	m.Start, m.End = first.manifest.Start, time.Time{}
 	for _, s := range shards {
 		m.MergedFrom = append(m.MergedFrom, s.path)
@@ -222,11 +283,17 @@ func Merge(ctx context.Context, dirs []string, o MergeOptions) (*Outcome, error)
 		}
 	}
 	m.Status = results.StatusComplete
-	if len(missing) > 0 {
+	if missing > 0 {
 		m.Status = results.StatusIncomplete
-		m.Warnings = append(m.Warnings, fmt.Sprintf("merged with %d of %d tasks missing (-partial)", len(missing), len(keys)))
+		m.Warnings = append(m.Warnings, fmt.Sprintf("merged with %d of %d tasks missing (-partial)", missing, planned))
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(o.Out)), "."+filepath.Base(filepath.Clean(o.Out))+".merging-")
+	return m
+}
+
+// writeMergeInto writes the merged run into a new temporary directory beside out and renames it
+// to out once everything is written; on failure or cancellation it removes it.
+func writeMergeInto(ctx context.Context, out, from string, m results.Manifest, all []results.Record) (*Outcome, error) {
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), "."+filepath.Base(filepath.Clean(out))+".merging-")
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
@@ -234,23 +301,23 @@ func Merge(ctx context.Context, dirs []string, o MergeOptions) (*Outcome, error)
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("merge: %w", err)
 	}
-	out, reportErr := writeMerge(ctx, tmp, first.dir, m, all)
+	o, reportErr := writeMerge(ctx, tmp, from, m, all)
 	err = reportErr
-	if out != nil {
-		// rename(2) replaces an empty directory, which checkMergeOut allowed o.Out to be.
-		err = os.Rename(tmp, o.Out)
+	if o != nil {
+		// rename(2) replaces an empty directory, which checkMergeOut allowed out to be.
+		err = os.Rename(tmp, out)
 	}
-	if out == nil || err != nil {
+	if o == nil || err != nil {
 		os.RemoveAll(tmp)
-		return nil, fmt.Errorf("merge: nothing written to %s: %w", o.Out, err)
+		return nil, fmt.Errorf("merge: nothing written to %s: %w", out, err)
 	}
-	out.Dir = o.Out
-	for i, f := range out.Reports {
+	o.Dir = out
+	for i, f := range o.Reports {
 		if rel, err := filepath.Rel(tmp, f); err == nil {
-			out.Reports[i] = filepath.Join(o.Out, rel)
+			o.Reports[i] = filepath.Join(out, rel)
 		}
 	}
-	return out, reportErr
+	return o, reportErr
 }
 
 // writeMerge writes a merged run into dir: the config and task list of the shard directory from,
