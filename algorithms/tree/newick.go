@@ -84,6 +84,74 @@ type newickParser struct {
 	s     string
 	pos   int
 	index map[string]int
+	// ParseNewickItems: byName is the index of the names the first leaf may choose (nil once
+	// chosen), seen marks the items read, and depth and maxDepth bound the nesting.
+	byName          map[string]int
+	seen            []bool
+	depth, maxDepth int
+}
+
+// ParseNewickItems reads a Newick tree (ParseNewick's syntax) over exactly the items 0..n−1.
+// Leaves are named by names (names[i] is item i) or by their 0-based index: the first leaf
+// decides, a label that is one of names being a name, and every other leaf is read the same way;
+// with names nil, leaves are indices. Errors name the leaf at fault (an unknown label, an index
+// outside 0..n−1, a leaf given twice) or the items missing. Nesting deeper than n, which no tree
+// over n items has, is refused as it is read, so that no text can exhaust the stack.
+func ParseNewickItems(s string, n int, names []string) (*Tree, error) {
+	p := newickParser{s: strings.TrimSpace(s), seen: make([]bool, n), maxDepth: max(n, 1)}
+	if names != nil {
+		p.byName = make(map[string]int, len(names))
+		for i, nm := range names {
+			if _, dup := p.byName[nm]; !dup {
+				p.byName[nm] = i
+			}
+		}
+	}
+	t := &Tree{}
+	root, err := p.node(t)
+	if err != nil {
+		return nil, err
+	}
+	p.skipLabelAndLength()
+	if p.pos >= len(p.s) || p.s[p.pos] != ';' {
+		return nil, p.errorf("want ';' at the end")
+	}
+	if rest := strings.TrimSpace(p.s[p.pos+1:]); rest != "" {
+		return nil, p.errorf("text after ';'")
+	}
+	t.Root = root
+	var missing []string
+	count := 0
+	for i, ok := range p.seen {
+		if !ok {
+			if count++; count <= 10 {
+				missing = append(missing, p.leafName(i))
+			}
+		}
+	}
+	if count > 0 {
+		more := ""
+		if count > len(missing) {
+			more = fmt.Sprintf(" and %d more", count-len(missing))
+		}
+		return nil, fmt.Errorf("newick: %d of the %d leaves missing: %s%s", count, n, strings.Join(missing, ", "), more)
+	}
+	if err := t.Validate(n); err != nil {
+		return nil, fmt.Errorf("newick: %w", err)
+	}
+	return t, nil
+}
+
+// leafName writes item i as the text names it: its quoted name, or its index.
+func (p *newickParser) leafName(i int) string {
+	if p.index != nil {
+		for name, j := range p.index {
+			if j == i {
+				return strconv.Quote(name)
+			}
+		}
+	}
+	return strconv.Itoa(i)
 }
 
 func (p *newickParser) errorf(format string, args ...any) error {
@@ -108,6 +176,11 @@ func (p *newickParser) node(t *Tree) (int, error) {
 		return len(t.Nodes) - 1, nil
 	}
 	p.pos++ // '('
+	p.depth++
+	if p.maxDepth > 0 && p.depth > p.maxDepth {
+		return 0, p.errorf("nested deeper than any tree over %d items", p.maxDepth)
+	}
+	defer func() { p.depth-- }()
 	var children []int
 	for {
 		c, err := p.node(t)
@@ -134,16 +207,32 @@ func (p *newickParser) node(t *Tree) (int, error) {
 }
 
 func (p *newickParser) item(label string) (int, error) {
+	if p.byName != nil { // the first leaf of ParseNewickItems chooses names or indices
+		if _, ok := p.byName[label]; ok {
+			p.index = p.byName
+		}
+		p.byName = nil
+	}
+	i := 0
 	if p.index != nil {
-		i, ok := p.index[label]
-		if !ok {
+		var ok bool
+		if i, ok = p.index[label]; !ok {
 			return 0, p.errorf("unknown leaf label %q", label)
 		}
-		return i, nil
+	} else {
+		var err error
+		if i, err = strconv.Atoi(label); err != nil || i < 0 {
+			return 0, p.errorf("leaf label %q is not an item index", label)
+		}
 	}
-	i, err := strconv.Atoi(label)
-	if err != nil || i < 0 {
-		return 0, p.errorf("leaf label %q is not an item index", label)
+	if p.seen != nil {
+		if i >= len(p.seen) {
+			return 0, p.errorf("leaf %s is not one of the items 0..%d", label, len(p.seen)-1)
+		}
+		if p.seen[i] {
+			return 0, p.errorf("leaf %s appears twice", p.leafName(i))
+		}
+		p.seen[i] = true
 	}
 	return i, nil
 }

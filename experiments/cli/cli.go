@@ -551,13 +551,22 @@ func isTerminal(w io.Writer) bool {
 }
 
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("compare", stderr, "compare [-log-likelihood X] [-exact-gap X] [-log-evidence X] [-purity X] [-time X] [-allow-missing] OLD NEW")
-	// The thresholds default to NEW's config (its manifest); a flag given overrides one.
-	ll := fs.Float64("log-likelihood", 0, "largest drop of the mean log-likelihood (nats) (default: NEW's config)")
-	gap := fs.Float64("exact-gap", 0, "largest rise of the mean gap to the exact MAP (nats) (default: NEW's config)")
-	ev := fs.Float64("log-evidence", 0, "largest drop of the mean log evidence (nats) (default: NEW's config)")
-	pur := fs.Float64("purity", 0, "largest drop of the mean dendrogram purity (default: NEW's config)")
-	tm := fs.Float64("time", 0, "largest significant slowdown of the median time, as a fraction, over at least 8 tasks on the same machine; 0: never a regression (default: NEW's config)")
+	// The thresholds default to NEW's config (its manifest); a flag given overrides one. There is a
+	// flag per quality metric (results.Metrics) and one for time.
+	synopsis := "compare"
+	keys := []string{}
+	for _, m := range results.Metrics {
+		keys = append(keys, m.Key)
+	}
+	keys = append(keys, "time")
+	for _, k := range keys {
+		synopsis += " [-" + strings.ReplaceAll(k, "_", "-") + " X]"
+	}
+	fs := newFlags("compare", stderr, synopsis+" [-allow-missing] OLD NEW")
+	values := map[string]*float64{}
+	for _, k := range keys {
+		values[k] = fs.Float64(strings.ReplaceAll(k, "_", "-"), 0, results.Thresholds{}.Help(k)+" (default: NEW's config)")
+	}
 	allowMissing := fs.Bool("allow-missing", false, "do not fail when NEW did not finish or lacks tasks of OLD; compare the tasks both have")
 	dirs, err := parse(fs, args)
 	if err != nil {
@@ -583,21 +592,16 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	th := runs[1].Manifest.Thresholds
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	for name, p := range map[string]struct {
-		v   float64
-		dst *float64
-	}{
-		"log-likelihood": {*ll, &th.LogLikelihood}, "exact-gap": {*gap, &th.ExactGap},
-		"log-evidence": {*ev, &th.LogEvidence}, "purity": {*pur, &th.Purity}, "time": {*tm, &th.Time},
-	} {
+	for _, k := range keys {
+		name := strings.ReplaceAll(k, "_", "-")
 		if !given[name] {
 			continue
 		}
-		if p.v < 0 || math.IsNaN(p.v) || math.IsInf(p.v, 0) {
-			fmt.Fprintf(stderr, "hcbench: -%s must be a non-negative number, got %v\n", name, p.v)
+		if v := *values[k]; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			fmt.Fprintf(stderr, "hcbench: -%s must be a non-negative number, got %v\n", name, v)
 			return ExitUsage
 		}
-		*p.dst = p.v
+		th.Set(k, *values[k])
 	}
 	r := compare.Compare(runs[0], runs[1], compare.Options{Thresholds: th, AllowMissing: *allowMissing})
 	if err := r.WriteText(stdout); err != nil {

@@ -82,12 +82,11 @@ type Row struct {
 	Tasks int
 	// FailedBoth counts the tasks that failed in both runs.
 	FailedBoth int
-	// LogLikelihood is over the items where both runs have a finite log-likelihood; ExactGap
-	// (trellis MAP minus this algorithm's log-likelihood, in the same run) over the items where
-	// both runs have a finite one and a trellis — not for the trellis itself; LogEvidence over the
-	// items where both have a finite log evidence; Purity (leaf-weighted dendrogram purity) where
-	// both have one.
-	LogLikelihood, ExactGap, LogEvidence, Purity Metric
+	// Quality holds each quality metric (results.Metrics, by key) over the items where both
+	// runs have it: the log-likelihood where both are finite, the gap to the exact MAP (the
+	// trellis's MAP minus this algorithm's log-likelihood, in the same run) where both runs have
+	// one, not for the trellis itself; the log evidence; the leaf-weighted dendrogram purity.
+	Quality map[string]Change
 	// NewlyInfinite are the items whose log-likelihood was finite in OLD and is −Inf in NEW
 	// (a regression: an infinite drop the mean leaves out).
 	NewlyInfinite []string
@@ -106,9 +105,9 @@ type Row struct {
 	timeRegression     string
 }
 
-// Metric is a quality metric's mean over the items where both runs have it. Items = 0 means the
+// Change is a quality metric's mean over the items where both runs have it. Items = 0 means the
 // metric does not apply.
-type Metric struct {
+type Change struct {
 	Items    int
 	Old, New float64 // means
 	// Delta is the mean of the per-item differences NEW − OLD.
@@ -195,37 +194,26 @@ func Compare(old, new Run, o Options) *Result {
 	algRank := rankOf(new.Manifest.Algorithms, old.Manifest.Algorithms)
 	for k, rw := range rows {
 		ps := common[k]
-		var ll, gap, ev, pur, tOld, tNew []float64
-		var llOld, gapOld, evOld, purOld []float64
+		var tOld, tNew []float64
+		olds, news := make([][]float64, len(results.Metrics)), make([][]float64, len(results.Metrics))
 		for _, p := range ps {
 			tOld = append(tOld, p.old.Seconds)
 			tNew = append(tNew, p.new.Seconds)
-			lo, ln := p.old.LogLikelihood, p.new.LogLikelihood
-			if lo != nil && ln != nil {
-				vo, vn := lo.Value(), ln.Value()
-				if finite(vo) && finite(vn) {
-					llOld, ll = append(llOld, vo), append(ll, vn)
-					item := results.ItemKey{Dataset: p.new.Dataset, Item: p.new.Item}
-					eo, okO := exactOld[item]
-					en, okN := exactNew[item]
-					if okO && okN && rw.AlgorithmName != results.ExactAlgorithm {
-						gapOld, gap = append(gapOld, eo-vo), append(gap, en-vn)
-					}
-				} else if finite(vo) && math.IsInf(vn, -1) {
-					rw.NewlyInfinite = append(rw.NewlyInfinite, p.new.Item)
+			for i, m := range results.Metrics {
+				vo, okO := m.Value(&p.old, exactOld)
+				vn, okN := m.Value(&p.new, exactNew)
+				if okO && okN {
+					olds[i], news[i] = append(olds[i], vo), append(news[i], vn)
 				}
 			}
-			if eo, en := p.old.LogEvidence, p.new.LogEvidence; eo != nil && en != nil && finite(eo.Value()) && finite(en.Value()) {
-				evOld, ev = append(evOld, eo.Value()), append(ev, en.Value())
-			}
-			if po, pn := p.old.DendrogramPurity, p.new.DendrogramPurity; po != nil && pn != nil && finite(*po) && finite(*pn) {
-				purOld, pur = append(purOld, *po), append(pur, *pn)
+			if lo, ln := p.old.LogLikelihood, p.new.LogLikelihood; lo != nil && ln != nil && finite(lo.Value()) && math.IsInf(ln.Value(), -1) {
+				rw.NewlyInfinite = append(rw.NewlyInfinite, p.new.Item)
 			}
 		}
-		rw.LogLikelihood = metric(llOld, ll)
-		rw.ExactGap = metric(gapOld, gap)
-		rw.LogEvidence = metric(evOld, ev)
-		rw.Purity = metric(purOld, pur)
+		rw.Quality = map[string]Change{}
+		for i, m := range results.Metrics {
+			rw.Quality[m.Key] = change(olds[i], news[i])
+		}
 		rw.Time = timing(tOld, tNew)
 		var slower bool
 		slower, rw.TimeWaived = timeVerdict(rw.Time, th, res.TimeNote)
@@ -340,10 +328,10 @@ func mean(xs []float64) float64 {
 	return s / float64(len(xs))
 }
 
-// metric summarises paired values.
-func metric(old, new []float64) Metric {
+// change summarises paired values.
+func change(old, new []float64) Change {
 	if len(old) == 0 {
-		return Metric{}
+		return Change{}
 	}
 	d := make([]float64, len(old))
 	changed := 0
@@ -353,7 +341,7 @@ func metric(old, new []float64) Metric {
 			changed++
 		}
 	}
-	return Metric{Items: len(old), Old: mean(old), New: mean(new), Delta: mean(d), Changed: changed}
+	return Change{Items: len(old), Old: mean(old), New: mean(new), Delta: mean(d), Changed: changed}
 }
 
 func median(xs []float64) float64 {
@@ -393,7 +381,7 @@ func Same(a, b float64) bool {
 }
 
 // beyond reports whether a worsening exceeds the threshold by more than float noise.
-func beyond(worse, th float64, m Metric) bool {
+func beyond(worse, th float64, m Change) bool {
 	return worse > th+slack*math.Max(1, math.Max(math.Abs(m.Old), math.Abs(m.New)))
 }
 
@@ -406,7 +394,7 @@ func (r *Row) Unchanged() bool {
 
 // qualityUnchanged reports whether every metric is equal on every item and no tree is newly −Inf.
 func (r *Row) qualityUnchanged() bool {
-	for _, m := range []Metric{r.LogLikelihood, r.ExactGap, r.LogEvidence, r.Purity} {
+	for _, m := range r.Quality {
 		if m.Changed > 0 {
 			return false
 		}
@@ -482,48 +470,34 @@ func status(m results.Manifest, recorded int) string {
 	return fmt.Sprintf("%s, %d of %d tasks", st, recorded, m.Tasks)
 }
 
-// qualityChecks are the thresholded quality metrics: which way is worse, and the threshold.
-func qualityChecks(r *Row, th results.Thresholds) []struct {
-	name, unit string
-	m          Metric
-	sign       float64 // +1: a drop is worse; −1: a rise is worse
-	th         float64
-} {
-	return []struct {
-		name, unit string
-		m          Metric
-		sign       float64
-		th         float64
-	}{
-		{"mean log-likelihood", "nats", r.LogLikelihood, 1, th.LogLikelihood},
-		{"mean gap to the exact MAP", "nats", r.ExactGap, -1, th.ExactGap},
-		{"mean log evidence", "nats", r.LogEvidence, 1, th.LogEvidence},
-		{"mean dendrogram purity", "", r.Purity, 1, th.Purity},
-	}
-}
-
 // worsening is how much worse NEW is than OLD on a metric (positive: worse).
-func worsening(m Metric, sign float64) float64 { return -sign * m.Delta }
+func worsening(m results.Metric, c Change) float64 {
+	if m.Higher {
+		return -c.Delta
+	}
+	return c.Delta
+}
 
 // qualityRegressions lists the row's regressions of quality (a metric worse beyond its
 // threshold, a tree newly −Inf) and its new failures.
 func qualityRegressions(r *Row, th results.Thresholds) []string {
 	where := r.Dataset + "/" + r.Algorithm
 	var out []string
-	for _, c := range qualityChecks(r, th) {
-		if c.m.Items == 0 || !beyond(worsening(c.m, c.sign), c.th, c.m) {
+	for _, m := range results.Metrics {
+		c, lim := r.Quality[m.Key], m.Threshold(th)
+		if c.Items == 0 || !beyond(worsening(m, c), lim, c) {
 			continue
 		}
-		verb := "fell"
-		if c.sign < 0 {
-			verb = "rose"
+		verb := "rose"
+		if m.Higher {
+			verb = "fell"
 		}
 		unit := ""
-		if c.unit != "" {
-			unit = " " + c.unit
+		if m.Unit != "" {
+			unit = " " + m.Unit
 		}
 		out = append(out, fmt.Sprintf("%s: %s %s by %s%s (%s → %s over %d items; threshold %g)",
-			where, c.name, verb, num(math.Abs(c.m.Delta)), unit, num(c.m.Old), num(c.m.New), c.m.Items, c.th))
+			where, m.Name, verb, num(math.Abs(c.Delta)), unit, num(c.Old), num(c.New), c.Items, lim))
 	}
 	if n := len(r.NewlyInfinite); n > 0 {
 		out = append(out, fmt.Sprintf("%s: log-likelihood −Inf on %d %s finite in OLD (%s)",

@@ -153,14 +153,14 @@ func TestIdenticalRuns(t *testing.T) {
 	}
 	// The metrics: greedy is 0.3 + 0.1·i below the trellis on item i, so its mean gap is 0.45.
 	g := row(t, res, "jets", "greedy")
-	if g.ExactGap.Items != 4 || math.Abs(g.ExactGap.Old-0.45) > 1e-12 || g.ExactGap.Delta != 0 {
-		t.Errorf("jets/greedy gap %+v, want mean 0.45 over 4 items", g.ExactGap)
+	if g.Quality[results.MetricExactGap].Items != 4 || math.Abs(g.Quality[results.MetricExactGap].Old-0.45) > 1e-12 || g.Quality[results.MetricExactGap].Delta != 0 {
+		t.Errorf("jets/greedy gap %+v, want mean 0.45 over 4 items", g.Quality[results.MetricExactGap])
 	}
-	if tr := row(t, res, "jets", "trellis"); tr.ExactGap.Items != 0 || tr.LogEvidence.Items != 0 {
-		t.Errorf("jets/trellis has a gap to itself %+v or evidence %+v", tr.ExactGap, tr.LogEvidence)
+	if tr := row(t, res, "jets", "trellis"); tr.Quality[results.MetricExactGap].Items != 0 || tr.Quality[results.MetricLogEvidence].Items != 0 {
+		t.Errorf("jets/trellis has a gap to itself %+v or evidence %+v", tr.Quality[results.MetricExactGap], tr.Quality[results.MetricLogEvidence])
 	}
-	if b := row(t, res, "iris", "bhc"); b.LogEvidence.Items != 4 || b.Purity.Items != 4 {
-		t.Errorf("iris/bhc evidence %+v, purity %+v", b.LogEvidence, b.Purity)
+	if b := row(t, res, "iris", "bhc"); b.Quality[results.MetricLogEvidence].Items != 4 || b.Quality[results.MetricPurity].Items != 4 {
+		t.Errorf("iris/bhc evidence %+v, purity %+v", b.Quality[results.MetricLogEvidence], b.Quality[results.MetricPurity])
 	}
 
 	out := text(t, res)
@@ -230,8 +230,8 @@ func TestNewFailure(t *testing.T) {
 	find(t, new, key("jets", "1", "bhc")).Error = "boom"
 	res := Compare(old, new, Options{Thresholds: defaults})
 	wantRegressions(t, res, []string{"iris/greedy: task dataset=iris|item=2|algorithm=greedy succeeded in OLD and fails in NEW: greedy: out of memory …"})
-	if g := row(t, res, "iris", "greedy"); g.Tasks != 3 || g.LogLikelihood.Items != 3 {
-		t.Errorf("iris/greedy over %d tasks, %d items; want 3", g.Tasks, g.LogLikelihood.Items)
+	if g := row(t, res, "iris", "greedy"); g.Tasks != 3 || g.Quality[results.MetricLogLikelihood].Items != 3 {
+		t.Errorf("iris/greedy over %d tasks, %d items; want 3", g.Tasks, g.Quality[results.MetricLogLikelihood].Items)
 	}
 	b := row(t, res, "jets", "bhc")
 	if !slices.Equal(b.Fixed, []string{key("jets", "0", "bhc")}) || b.FailedBoth != 1 || b.Tasks != 2 {
@@ -464,14 +464,14 @@ func TestInfiniteAndUnscored(t *testing.T) {
 	res := Compare(old, new, Options{Thresholds: defaults})
 	wantRegressions(t, res, []string{"jets/greedy: log-likelihood −Inf on 1 item finite in OLD (2)"})
 	g := row(t, res, "jets", "greedy")
-	if g.LogLikelihood.Items != 1 || g.ExactGap.Items != 1 || math.IsNaN(g.LogLikelihood.Old) {
-		t.Errorf("jets/greedy log-likelihood %+v, gap %+v; want item 3 only", g.LogLikelihood, g.ExactGap)
+	if g.Quality[results.MetricLogLikelihood].Items != 1 || g.Quality[results.MetricExactGap].Items != 1 || math.IsNaN(g.Quality[results.MetricLogLikelihood].Old) {
+		t.Errorf("jets/greedy log-likelihood %+v, gap %+v; want item 3 only", g.Quality[results.MetricLogLikelihood], g.Quality[results.MetricExactGap])
 	}
-	if tr := row(t, res, "jets", "trellis"); tr.LogLikelihood.Items != 3 || !tr.Unchanged() {
-		t.Errorf("jets/trellis log-likelihood %+v", tr.LogLikelihood)
+	if tr := row(t, res, "jets", "trellis"); tr.Quality[results.MetricLogLikelihood].Items != 3 || !tr.Unchanged() {
+		t.Errorf("jets/trellis log-likelihood %+v", tr.Quality[results.MetricLogLikelihood])
 	}
 	d := row(t, res, "jets", "distance")
-	if d.LogLikelihood.Items != 0 || d.ExactGap.Items != 0 || d.Tasks != 3 || !d.Unchanged() {
+	if d.Quality[results.MetricLogLikelihood].Items != 0 || d.Quality[results.MetricExactGap].Items != 0 || d.Tasks != 3 || !d.Unchanged() {
 		t.Errorf("jets/distance %+v", d)
 	}
 	out := text(t, res)

@@ -111,17 +111,16 @@ func (r *Row) writeRows(tw io.Writer, th results.Thresholds) {
 	line := func(metric, old, new, delta, verdict string) {
 		fmt.Fprintf(tw, "  \t\t%s\t%s\t%s\t%s\t%s\n", metric, old, new, delta, verdict)
 	}
-	names := []string{"log-likelihood", "gap to exact MAP", "log evidence", "purity"}
-	for i, c := range qualityChecks(r, th) {
-		m := c.m
+	for _, mt := range results.Metrics {
+		m, lim := r.Quality[mt.Key], mt.Threshold(th)
 		if m.Items == 0 {
 			continue
 		}
 		verdict := ""
-		switch worse := worsening(m, c.sign); {
+		switch worse := worsening(mt, m); {
 		case m.Changed == 0:
-		case beyond(worse, c.th, m):
-			verdict = fmt.Sprintf("REGRESSION (%s by %s > %g)", map[bool]string{true: "drop", false: "rise"}[c.sign > 0], num(worse), c.th)
+		case beyond(worse, lim, m):
+			verdict = fmt.Sprintf("REGRESSION (%s by %s > %g)", map[bool]string{true: "drop", false: "rise"}[mt.Higher], num(worse), lim)
 		case worse > 0:
 			verdict = "worse, within threshold"
 		default:
@@ -130,7 +129,7 @@ func (r *Row) writeRows(tw io.Writer, th results.Thresholds) {
 		if m.Changed > 0 {
 			verdict += fmt.Sprintf("; %d of %d items differ", m.Changed, m.Items)
 		}
-		line(fmt.Sprintf("%s (%d)", names[i], m.Items), num(m.Old), num(m.New), signed(m.Delta), verdict)
+		line(fmt.Sprintf("%s (%d)", mt.Short, m.Items), num(m.Old), num(m.New), signed(m.Delta), verdict)
 	}
 	if n := len(r.NewlyInfinite); n > 0 {
 		line("log-likelihood −Inf", "finite", "−Inf", "", fmt.Sprintf("REGRESSION: %d %s (%s)", n, results.Plural(n, "item", "items"), firstFew(r.NewlyInfinite, listed)))
@@ -212,6 +211,13 @@ func thresholds(th results.Thresholds) string {
 	if th.Time > 0 {
 		t = fmt.Sprintf("time %g%% slower with p < %g", 100*th.Time, Alpha)
 	}
-	return fmt.Sprintf("log-likelihood drop %g, exact-gap rise %g, log-evidence drop %g, purity drop %g, %s",
-		th.LogLikelihood, th.ExactGap, th.LogEvidence, th.Purity, t)
+	var parts []string
+	for _, m := range results.Metrics {
+		way := "rise"
+		if m.Higher {
+			way = "drop"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s %g", strings.ReplaceAll(m.Key, "_", "-"), way, m.Threshold(th)))
+	}
+	return strings.Join(append(parts, t), ", ")
 }

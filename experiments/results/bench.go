@@ -32,14 +32,6 @@ const (
 	UnitTime             = "sec/op"
 )
 
-// benchUnits are the unit metadata lines of bench.txt, in file order.
-var benchUnits = []struct{ unit, better string }{
-	{UnitNegLogLikelihood, "lower"},
-	{UnitExactGap, "lower"},
-	{UnitNegLogEvidence, "lower"},
-	{UnitPurity, "higher"},
-}
-
 // WriteBench writes the run's records in the Go benchmark format, so that benchstat compares two runs unchanged.
 //
 // The file starts with file-level configuration lines (experiment, commit — the revision, with
@@ -90,8 +82,8 @@ func WriteBench(w io.Writer, m Manifest, recs []Record) error {
 	configLine(bw, "goos", m.OS)
 	configLine(bw, "goarch", m.Arch)
 	configLine(bw, "config-hash", m.ConfigHash)
-	for _, u := range benchUnits {
-		fmt.Fprintf(bw, "Unit %s better=%s assume=exact\n", u.unit, u.better)
+	for _, m := range Metrics {
+		fmt.Fprintf(bw, "Unit %s better=%s assume=exact\n", m.BenchUnit, m.BenchBetter)
 	}
 
 	var ok []Record
@@ -107,23 +99,10 @@ func WriteBench(w io.Writer, m Manifest, recs []Record) error {
 		bw.WriteString(" 1 ")
 		bw.WriteString(benchFloat(r.Seconds))
 		bw.WriteString(" " + UnitTime)
-		ll := r.LogLikelihood.Value()
-		metric := func(v float64, unit string) {
-			if !math.IsInf(v, 0) && !math.IsNaN(v) {
-				bw.WriteString(" " + benchFloat(v) + " " + unit)
+		for _, m := range Metrics {
+			if v, ok := m.Value(&r, exact); ok {
+				bw.WriteString(" " + benchFloat(m.BenchSign*v) + " " + m.BenchUnit)
 			}
-		}
-		if r.LogLikelihood != nil {
-			metric(-ll, UnitNegLogLikelihood)
-		}
-		if e, has := exact[ItemKey{r.Dataset, r.Item}]; has && r.AlgorithmName != ExactAlgorithm && r.LogLikelihood != nil {
-			metric(e-ll, UnitExactGap)
-		}
-		if r.LogEvidence != nil {
-			metric(-r.LogEvidence.Value(), UnitNegLogEvidence)
-		}
-		if r.DendrogramPurity != nil {
-			metric(*r.DendrogramPurity, UnitPurity)
 		}
 		bw.WriteByte('\n')
 	}
