@@ -118,7 +118,7 @@ func panelOrder(algorithms []string, recs map[string]results.Record) []string {
 		case !ok || r.AlgorithmName == "truth" || r.Newick == "":
 		case r.AlgorithmName == "greedy":
 			greedy = append(greedy, a)
-		case r.AlgorithmName == exactName:
+		case r.AlgorithmName == results.ExactAlgorithm:
 			exact = append(exact, a)
 		default:
 			rest = append(rest, a)
@@ -181,7 +181,7 @@ func dendrogramPlot(r results.Record, colors map[string]color.Color) (*plot.Plot
 	}
 	p := plot.New()
 	name := r.Algorithm
-	if r.AlgorithmName == exactName {
+	if r.AlgorithmName == results.ExactAlgorithm {
 		name += " (MAP)"
 		if tt, ok := mapTies(r); ok && tt.trees > 1 {
 			name = fmt.Sprintf("%s (MAP, 1 of %.0f tied)", r.Algorithm, tt.trees)

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"cmp"
 	"fmt"
 	"image/color"
 	"maps"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -27,9 +25,6 @@ func init() {
 		Plots: []string{"gap-"},
 	})
 }
-
-// exactName is the algorithm whose trees are exact MAPs.
-const exactName = "trellis"
 
 // mapTolerance is how close a tree must come to the exact MAP to count as reaching it, relative
 // to the MAP's magnitude: see reachesExactMAP.
@@ -162,28 +157,11 @@ func gapPairs(algs []string, items map[string]map[string]results.Record) []gapPa
 	return out
 }
 
-// sortedItemIDs returns the item ids of items in compareItemIDs order.
+// sortedItemIDs returns the item ids of items in results.CompareItems order.
 func sortedItemIDs(items map[string]map[string]results.Record) []string {
 	ids := slices.Collect(maps.Keys(items))
-	slices.SortFunc(ids, compareItemIDs)
+	slices.SortFunc(ids, results.CompareItems)
 	return ids
-}
-
-// compareItemIDs orders item ids: integers first, by value (then by spelling, "07" before "7"),
-// then the others as strings. It is a total order, so that a sort by it never depends on the
-// order of its input, even when a data file mixes integer and string ids.
-func compareItemIDs(a, b string) int {
-	na, errA := strconv.Atoi(a)
-	nb, errB := strconv.Atoi(b)
-	switch {
-	case errA == nil && errB == nil:
-		return cmp.Or(cmp.Compare(na, nb), strings.Compare(a, b))
-	case errA == nil:
-		return -1
-	case errB == nil:
-		return 1
-	}
-	return strings.Compare(a, b)
 }
 
 // likelihoodGap writes likelihood_gap.md and .csv: per data set, the mean ± std of the
@@ -323,7 +301,7 @@ func reachesMAP(algs []string, items map[string]map[string]results.Record) (tabl
 		for _, recs := range items {
 			exact := math.NaN()
 			for _, r := range recs {
-				if r.AlgorithmName == exactName {
+				if r.AlgorithmName == results.ExactAlgorithm {
 					exact = r.LogLikelihood.Value()
 				}
 			}

@@ -120,7 +120,7 @@ func purityPerItem(in Input, ds string, items map[string]map[string]results.Reco
 	var exact string
 	for _, a := range in.Algorithms {
 		for _, recs := range items {
-			if r, ok := recs[a]; ok && r.AlgorithmName == exactName {
+			if r, ok := recs[a]; ok && r.AlgorithmName == results.ExactAlgorithm {
 				exact = a
 			}
 		}
@@ -248,7 +248,7 @@ func mapTiesTable(in Input, items map[string]map[string]results.Record) (table.T
 		var trees, rule, lo, hi []float64
 		for _, id := range sortedItemIDs(items) {
 			r, ok := items[id][a]
-			if !ok || r.AlgorithmName != exactName {
+			if !ok || r.AlgorithmName != results.ExactAlgorithm {
 				continue
 			}
 			tt, ok := mapTies(r)
@@ -264,7 +264,7 @@ func mapTiesTable(in Input, items map[string]map[string]results.Record) (table.T
 			continue
 		}
 		slices.Sort(trees)
-		med := median(trees)
+		med := results.Median(trees)
 		rm, rs := meanStd(rule)
 		lm, ls := meanStd(lo)
 		hm, hs := meanStd(hi)

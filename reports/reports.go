@@ -4,7 +4,6 @@
 package reports
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -149,39 +148,13 @@ func build(b func(Input, string) ([]string, error), in Input, dir string) (files
 	return b(in, dir)
 }
 
-// sortedRecords returns a copy of the records sorted by data set (config order), item id (see
-// compareItemIDs) and algorithm (config order); names the config does not list come after the
+// sortedRecords returns a copy of the records in plan order (results.SortPlanOrder): data sets
+// and algorithms in config order, items by id; names the config does not list come after the
 // listed ones, by name.
 func sortedRecords(in Input) []results.Record {
-	dsRank, algRank := positions(in.Datasets), positions(in.Algorithms)
-	byRank := func(pos map[string]int, a, b string) int {
-		pa, okA := pos[a]
-		pb, okB := pos[b]
-		switch {
-		case okA && okB:
-			return cmp.Compare(pa, pb)
-		case okA != okB:
-			if okA {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a, b)
-	}
 	out := slices.Clone(in.Records)
-	slices.SortStableFunc(out, func(a, b results.Record) int {
-		return cmp.Or(byRank(dsRank, a.Dataset, b.Dataset), compareItemIDs(a.Item, b.Item), byRank(algRank, a.Algorithm, b.Algorithm))
-	})
+	results.SortPlanOrder(out, in.Datasets, in.Algorithms)
 	return out
-}
-
-// positions maps each name to its index in names.
-func positions(names []string) map[string]int {
-	pos := make(map[string]int, len(names))
-	for i, n := range names {
-		pos[n] = i
-	}
-	return pos
 }
 
 // group returns the records of one data set and algorithm label.

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"hcbench/experiments/results"
 	"math"
 	"os"
 	"path/filepath"
@@ -57,7 +58,7 @@ func runtimeByN(in Input) map[string][]runtimeStats {
 		for _, n := range ns {
 			xs := slices.Clone(byN[n])
 			slices.Sort(xs)
-			out[alg] = append(out[alg], runtimeStats{n: n, items: len(xs), median: median(xs), lowest: xs[0], most: xs[len(xs)-1]})
+			out[alg] = append(out[alg], runtimeStats{n: n, items: len(xs), median: results.Median(xs), lowest: xs[0], most: xs[len(xs)-1]})
 		}
 	}
 	return out
@@ -185,15 +186,6 @@ func (decadeTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return ticks
-}
-
-// median returns the median of sorted xs (the mean of the two middle values for an even count).
-func median(xs []float64) float64 {
-	m := len(xs) / 2
-	if len(xs)%2 == 1 {
-		return xs[m]
-	}
-	return (xs[m-1] + xs[m]) / 2
 }
 
 // writeCSV writes t to path.

@@ -104,7 +104,7 @@ func TestCompareItemIDs(t *testing.T) {
 	for range 50 {
 		ids := slices.Clone(want)
 		rng.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
-		slices.SortFunc(ids, compareItemIDs)
+		slices.SortFunc(ids, results.CompareItems)
 		if !slices.Equal(ids, want) {
 			t.Fatalf("sorted %v, want %v", ids, want)
 		}

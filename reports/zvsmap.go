@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"hcbench/experiments/results"
 	"image/color"
 	"math"
 	"path/filepath"
@@ -37,7 +38,7 @@ func zVsMAP(in Input, dir string) ([]string, error) {
 	// several trellis variants (which agree on log Z and the MAP) is one point, its first record's.
 	seen := map[[2]string]bool{}
 	for _, r := range in.Records {
-		if r.Error != "" || r.AlgorithmName != exactName || r.LogZ == nil || r.LogLikelihood == nil {
+		if r.Error != "" || r.AlgorithmName != results.ExactAlgorithm || r.LogZ == nil || r.LogLikelihood == nil {
 			continue
 		}
 		key := [2]string{r.Dataset, r.Item}

@@ -344,23 +344,13 @@ func change(old, new []float64) Change {
 	return Change{Items: len(old), Old: mean(old), New: mean(new), Delta: mean(d), Changed: changed}
 }
 
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
 // timing compares two samples of task times.
 func timing(old, new []float64) Time {
 	t := Time{Tasks: len(old), Old: math.NaN(), New: math.NaN(), Ratio: math.NaN(), P: math.NaN()}
 	if len(old) == 0 {
 		return t
 	}
-	t.Old, t.New = median(old), median(new)
+	t.Old, t.New = results.Median(old), results.Median(new)
 	if t.Old > 0 {
 		t.Ratio = t.New / t.Old
 	}

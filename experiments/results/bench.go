@@ -221,8 +221,9 @@ func ConfigRank(order []string) func(a, b string) int {
 	}
 }
 
-// CompareItems orders item ids numerically when both are integers, else as strings (integers
-// first).
+// CompareItems orders item ids: integers first, by value (then by spelling, "07" before "7"),
+// then the others as strings. It is a total order, so that a sort by it never depends on the
+// order of its input, even when a data file mixes integer and string ids.
 func CompareItems(a, b string) int {
 	na, ea := strconv.Atoi(a)
 	nb, eb := strconv.Atoi(b)
@@ -241,4 +242,16 @@ func CompareItems(a, b string) int {
 		return 1
 	}
 	return strings.Compare(a, b)
+}
+
+// Median returns the median of xs (the mean of the two middle values for an even count); xs is
+// not changed.
+func Median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
