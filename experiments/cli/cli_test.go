@@ -629,3 +629,9 @@ func mustRead(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}

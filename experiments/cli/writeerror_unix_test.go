@@ -166,12 +166,6 @@ algorithms: [truth, greedy]
 	}
 }
 
-// lastLines returns the last n lines of s.
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
-}
-
 // TestKilledWhileWritingReports kills, with SIGKILL, a run that is writing its reports (held
 // there by a FIFO in place of reports/summary.md whose reader does not read): the manifest must
 // not say complete then, nor after the kill, and the same command completes the run.

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"hcbench/datasets/datadir"
@@ -111,6 +112,9 @@ func (v entryCheck) Failed(keys ...string) bool { return v.failed(keys...) }
 
 // Has reports whether the entry writes key (registry.Checker).
 func (v entryCheck) Has(key string) bool { return v.has(key) }
+
+// Dir returns the config file's folder (registry.Checker).
+func (v entryCheck) Dir() string { return filepath.Dir(v.d.file) }
 
 // bad reports a problem with key unless decoding already reported one.
 func (v entryCheck) bad(key, format string, args ...any) {

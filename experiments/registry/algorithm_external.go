@@ -50,14 +50,20 @@ type ExternalParams struct {
 	GiveLabels bool        `yaml:"give_labels" default:"false" help:"send the leaves' labels (the ground-truth classes, \"\" unknown) as the request's labels; they are never sent otherwise"`
 }
 
-// Check checks the external algorithm's parameters; whether the program exists is checked when
-// the run starts it (Start), where the config file's folder is known.
+// Check checks the external algorithm's parameters, and that its program exists and can run
+// (relative to the config file's folder, or on PATH).
 func (p *ExternalParams) Check(c Checker) {
 	switch {
 	case len(p.Command) == 0:
 		c.Bad("command", "must name the program to run, a list such as [python3, my_clusterer.py]")
 	case strings.TrimSpace(p.Command[0]) == "":
 		c.Bad("command", "the program, its first element, is empty")
+	default:
+		if dir, err := filepath.Abs(c.Dir()); err == nil {
+			if _, err := resolveProgram(p.Command[0], dir); err != nil {
+				c.Bad("command", "%v", strings.TrimPrefix(err.Error(), "command: "))
+			}
+		}
 	}
 	if p.Timeout < 0 {
 		c.Bad("timeout", "must be positive, or none for no limit; got %s", time.Duration(p.Timeout))

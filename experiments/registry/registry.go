@@ -25,6 +25,8 @@ type Checker interface {
 	Failed(keys ...string) bool
 	// Has reports whether the entry writes key (as opposed to taking its default).
 	Has(key string) bool
+	// Dir is the config file's folder, which relative paths in parameters are relative to.
+	Dir() string
 }
 
 // OneOf reports a problem with key unless val is one of allowed.

@@ -106,11 +106,21 @@ type Record struct {
 	// variants with params.merges true).
 	Merges []Merge `json:"merges,omitempty"`
 	// SparseClusters and SparseSplits are the size of a sparse trellis (its vertices and edges).
-	SparseClusters int      `json:"sparse_clusters,omitempty"`
-	SparseSplits   int      `json:"sparse_splits,omitempty"`
-	Seconds        float64  `json:"seconds"`
-	Error          string   `json:"error,omitempty"`
-	Warnings       []string `json:"warnings,omitempty"`
+	SparseClusters int `json:"sparse_clusters,omitempty"`
+	SparseSplits   int `json:"sparse_splits,omitempty"`
+	// ReportedLogLikelihood is the log-likelihood an external program reported for its own tree
+	// (external); LogLikelihood is hcbench's score of that tree, and the record warns when the
+	// two differ by more than 1e-6.
+	ReportedLogLikelihood *LogProb `json:"reported_log_likelihood,omitempty"`
+	// ReportedSeconds is the compute time an external program reported (external), beside
+	// Seconds, the wall time hcbench measured, which takes in the round trip to the program.
+	ReportedSeconds *float64 `json:"reported_seconds,omitempty"`
+	// Extra are an external program's own values (external): flat, each a string, a number,
+	// true/false or null.
+	Extra    map[string]any `json:"extra,omitempty"`
+	Seconds  float64        `json:"seconds"`
+	Error    string         `json:"error,omitempty"`
+	Warnings []string       `json:"warnings,omitempty"`
 }
 
 // Marginals are posterior marginals P(cluster | items) of clusters of items (0-based indices).

@@ -1,0 +1,74 @@
+//go:build unix
+
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"hcbench/internal/externaltest"
+)
+
+// TestExternalRunInterrupted: Ctrl-C during a run whose external program is busy (it started a
+// child and never answers) stops the run at once (exit 130), and kills the program and its child.
+func TestExternalRunInterrupted(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := json.Marshal(exe)
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "ext.yaml", fmt.Sprintf(`version: 1
+name: ext
+datasets:
+  - {name: qcd, generator: ginkgo, jets: 2, min_leaves: 3, max_leaves: 5, t_cut: 16}
+algorithms:
+  - {name: external, label: busy, command: [%s, %s, spawn]}
+`, q, externaltest.Arg))
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(time.Second, cancel)
+	start := time.Now()
+	code, stdout, stderr := run(t, ctx, "run", cfg, "-out", filepath.Join(dir, "run"), "-workers", "1")
+	if code != ExitInterrupted {
+		t.Fatalf("exit %d, want %d\n%s%s", code, ExitInterrupted, stdout, stderr)
+	}
+	if d := time.Since(start); d > 4*time.Second {
+		t.Errorf("the run took %v, with Ctrl-C after 1 s", d)
+	}
+	m := regexp.MustCompile(`pid=(\d+) line="child (\d+)"`).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("the log does not show the program's stderr (its child's pid):\n%s", stderr)
+	}
+	for _, s := range m[1:] {
+		pid, _ := strconv.Atoi(s)
+		deadline := time.Now().Add(5 * time.Second)
+		for syscall.Kill(pid, 0) == nil && !zombie(pid) {
+			if time.Now().After(deadline) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				t.Fatalf("process %d still runs 5 s after the run stopped", pid)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// zombie reports whether a process has exited and waits for its parent to reap it.
+func zombie(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := len(stat) - 1
+	for i >= 0 && stat[i] != ')' {
+		i--
+	}
+	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
+}

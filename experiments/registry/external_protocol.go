@@ -1,0 +1,515 @@
+package registry
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"hcbench/algorithms/model"
+	"hcbench/algorithms/model/correlation"
+	"hcbench/algorithms/model/ginkgo"
+	"hcbench/algorithms/tree"
+	"hcbench/experiments/item"
+	"hcbench/experiments/results"
+	"hcbench/internal/linelimit"
+)
+
+// The external protocol, version 1 (docs/external.md): one JSON line per item on the program's
+// stdin, one JSON line back on its stdout per request, in order.
+
+// ExternalProtocol is the protocol version that requests carry.
+const ExternalProtocol = 1
+
+// reportedTolerance is how far a program's own log-likelihood may be from hcbench's score of its
+// tree before the record warns.
+const reportedTolerance = 1e-6
+
+// maxErrorText bounds the message of a program's error answer, and the quote of a bad line, in a
+// record.
+const maxErrorText = 4 << 10
+
+// extRequest is a request, in the order its fields are written.
+type extRequest struct {
+	Protocol int             `json:"protocol"`
+	Task     string          `json:"task"`
+	Dataset  string          `json:"dataset"`
+	Item     string          `json:"item"`
+	Seed     string          `json:"seed"`
+	N        int             `json:"n"`
+	Names    []string        `json:"names"`
+	Params   json.RawMessage `json:"params"`
+	Data     any             `json:"data"`
+	Model    any             `json:"model"`
+	Labels   *[]string       `json:"labels,omitempty"`
+}
+
+type jetData struct {
+	Leaves [][4]float64 `json:"leaves"`
+}
+
+type vectorData struct {
+	Features features `json:"features"`
+}
+
+// features are feature vectors whose NaN (missing) cells are written as null.
+type features [][]float64
+
+func (f features) MarshalJSON() ([]byte, error) {
+	b := []byte{'['}
+	for i, row := range f {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '[')
+		for j, x := range row {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			switch {
+			case math.IsNaN(x):
+				b = append(b, "null"...)
+			case math.IsInf(x, 0):
+				return nil, fmt.Errorf("feature %d of leaf %d is %v, which JSON cannot hold", j, i, x)
+			default:
+				b = strconv.AppendFloat(b, x, 'g', -1, 64)
+			}
+		}
+		b = append(b, ']')
+	}
+	return append(b, ']'), nil
+}
+
+// jetModel is the request's model of a jet: the Ginkgo likelihood and its rates; root_lambda is
+// the rate the root split is scored with (λ itself under root_lambda: uniform).
+type jetModel struct {
+	Kind       string  `json:"kind"`
+	Lambda     float64 `json:"lambda"`
+	RootLambda float64 `json:"root_lambda"`
+	TCut       float64 `json:"t_cut"`
+}
+
+// correlationModel is the request's model of vectors: the correlation-clustering energy's
+// settings, as the data set's entry resolves them.
+type correlationModel struct {
+	Kind        string `json:"kind"`
+	Similarity  any    `json:"similarity"`
+	Centering   any    `json:"centering"`
+	WithinPairs any    `json:"within_pairs"`
+	Beta        any    `json:"beta"`
+	Missing     any    `json:"missing,omitempty"`
+}
+
+// request writes the request line of a task, its newline included.
+func (s *externalSolver) request(t Task) ([]byte, error) {
+	it := t.Item
+	n := it.Leaves()
+	req := extRequest{
+		Protocol: ExternalProtocol, Task: t.Key, Dataset: t.Dataset, Item: it.ID,
+		Seed: strconv.FormatUint(t.Seed, 10), N: n, Names: it.Names, Params: s.params,
+	}
+	if req.Dataset == "" {
+		req.Dataset = it.Dataset
+	}
+	if req.Names == nil {
+		req.Names = make([]string, n)
+		for i := range n {
+			req.Names[i] = strconv.Itoa(i)
+		}
+	}
+	switch {
+	case it.Jet != nil:
+		req.Data = jetData{Leaves: it.Jet.Leaves}
+	case it.Vectors != nil:
+		req.Data = vectorData{Features: it.Vectors}
+	default:
+		return nil, errors.New("the external protocol sends jets or feature vectors, and this item has neither")
+	}
+	switch m := it.Model.(type) {
+	case nil:
+		req.Model = nil
+	case *ginkgo.Model:
+		p := m.Params()
+		root := p.LambdaRoot
+		if p.RootLambda == ginkgo.RootLambdaUniform {
+			root = p.Lambda
+		}
+		req.Model = jetModel{Kind: p.Version.String(), Lambda: p.Lambda, RootLambda: root, TCut: p.TCut}
+	case *correlation.Model:
+		dp := it.DataParams
+		req.Model = correlationModel{Kind: "correlation", Similarity: dp["similarity"], Centering: dp["centering"], WithinPairs: dp["within_pairs"], Beta: dp["beta"], Missing: dp["missing"]}
+	default:
+		return nil, fmt.Errorf("the external protocol (version %d) has no description of this item's model (%T)", ExternalProtocol, it.Model)
+	}
+	if s.p.GiveLabels {
+		labels := it.Labels
+		req.Labels = &labels
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(&req); err != nil { // Encode ends the line
+		return nil, fmt.Errorf("writing the request: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// extAnswer is a program's answer to a request.
+type extAnswer struct {
+	tree       *tree.Tree
+	errText    string // the program's own error: the task fails, the program stays
+	reportedLL *float64
+	seconds    *float64
+	extra      map[string]any
+}
+
+// answerKeys are the keys an answer may have.
+var answerKeys = []string{"task", "newick", "merges", "error", "log_likelihood", "seconds", "extra"}
+
+// parseAnswer reads an answer line to the request of task key over n leaves (named by names).
+// Its error says what is wrong with the line; any error means the program is out of step with
+// the protocol.
+func parseAnswer(line []byte, key string, n int, names []string, lastTask string) (*extAnswer, error) {
+	b := bytes.TrimSpace(line)
+	if len(b) == 0 {
+		return nil, errors.New("wrote an empty line where its answer should be")
+	}
+	var fields map[string]json.RawMessage
+	if b[0] != '{' {
+		return nil, fmt.Errorf("wrote a line that is not a JSON object where its answer should be: %s%s (stdout carries answers only; write anything else to stderr)", quoteLine(b), nanHint(b))
+	}
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return nil, fmt.Errorf("wrote a malformed JSON line where its answer should be (%v): %s%s", err, quoteLine(b), nanHint(b))
+	}
+	raw, ok := fields["task"]
+	if !ok {
+		return nil, fmt.Errorf("answered without a task key: %s", quoteLine(b))
+	}
+	var task string
+	if err := json.Unmarshal(raw, &task); err != nil {
+		return nil, fmt.Errorf("answered with a task that is not a string (%s)", quoteLine(raw))
+	}
+	if task != key {
+		if task == lastTask {
+			return nil, fmt.Errorf("answered task %q a second time (one line per request), where the request was task %q", task, key)
+		}
+		return nil, fmt.Errorf("answered for task %q, but the request was task %q", task, key)
+	}
+	for k := range fields {
+		if !slices.Contains(answerKeys, k) {
+			return nil, fmt.Errorf("answered with an unknown key %q (an answer has %s)", k, strings.Join(answerKeys, ", "))
+		}
+	}
+	given := 0
+	for _, k := range []string{"newick", "merges", "error"} {
+		if _, ok := fields[k]; ok {
+			given++
+		}
+	}
+	if given != 1 {
+		return nil, fmt.Errorf("answered with %d of newick, merges and error; an answer has exactly one", given)
+	}
+	a := &extAnswer{}
+	if raw, ok := fields["error"]; ok {
+		var msg string
+		if err := json.Unmarshal(raw, &msg); err != nil {
+			return nil, fmt.Errorf("answered with an error that is not a string (%s)", quoteLine(raw))
+		}
+		if len(msg) > maxErrorText {
+			msg = msg[:maxErrorText] + " …(cut)"
+		}
+		a.errText = msg
+		return a, nil
+	}
+	var err error
+	if raw, ok := fields["newick"]; ok {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("answered with a newick that is not a string (%s)", quoteLine(raw))
+		}
+		if a.tree, err = tree.ParseNewickItems(s, n, names); err != nil {
+			return nil, fmt.Errorf("answered with an invalid tree: %v", err)
+		}
+	} else {
+		if a.tree, err = mergesTree(fields["merges"], n); err != nil {
+			return nil, fmt.Errorf("answered with an invalid tree: %v", err)
+		}
+	}
+	if raw, ok := fields["log_likelihood"]; ok {
+		ll := math.Inf(-1) // null: −Inf, as records write it
+		if string(raw) != "null" {
+			if err := json.Unmarshal(raw, &ll); err != nil {
+				return nil, fmt.Errorf("answered with a log_likelihood that is not a number or null (%s)", quoteLine(raw))
+			}
+		}
+		a.reportedLL = &ll
+	}
+	if raw, ok := fields["seconds"]; ok {
+		var sec float64
+		if err := json.Unmarshal(raw, &sec); err != nil || sec < 0 {
+			return nil, fmt.Errorf("answered with seconds that are not a number ≥ 0 (%s)", quoteLine(raw))
+		}
+		a.seconds = &sec
+	}
+	if raw, ok := fields["extra"]; ok {
+		if a.extra, err = flatObject(raw); err != nil {
+			return nil, fmt.Errorf("answered with a bad extra: %v", err)
+		}
+	}
+	return a, nil
+}
+
+// mergesTree builds the tree of a merges answer: n−1 rows [a, b] (or scipy's [a, b, distance,
+// count], the last two ignored) of node ids, leaves 0..n−1 and merge k making node n+k; each
+// node is merged once, after it is made.
+func mergesTree(raw json.RawMessage, n int) (*tree.Tree, error) {
+	var rows [][]json.Number
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if err := d.Decode(&rows); err != nil {
+		return nil, fmt.Errorf("merges must be a list of pairs of node ids: %v", err)
+	}
+	if len(rows) != n-1 {
+		return nil, fmt.Errorf("%d merges for n = %d leaves, want n − 1 = %d", len(rows), n, n-1)
+	}
+	merges := make([][2]int, len(rows))
+	used := make([]int, 2*n-1) // the merge that used a node, + 1
+	for k, row := range rows {
+		if len(row) != 2 && len(row) != 4 {
+			return nil, fmt.Errorf("merge %d has %d numbers, want a pair of node ids (or scipy's 4 columns)", k, len(row))
+		}
+		for j := range 2 {
+			id, err := nodeID(row[j])
+			if err != nil {
+				return nil, fmt.Errorf("merge %d: %v", k, err)
+			}
+			switch {
+			case id >= n+k:
+				return nil, fmt.Errorf("merge %d names node %d, which is not made yet (leaves are 0..%d, and merge %d makes node %d)", k, id, n-1, k, n+k)
+			case used[id] > 0 && used[id]-1 == k:
+				return nil, fmt.Errorf("merge %d merges node %d with itself", k, id)
+			case used[id] > 0:
+				return nil, fmt.Errorf("merge %d names node %d, which merge %d already merged", k, id, used[id]-1)
+			}
+			used[id] = k + 1
+			merges[k][j] = id
+		}
+	}
+	return tree.FromMerges(n, merges)
+}
+
+// nodeID reads a node id: a non-negative integer, also when written as a float (3.0, as numpy
+// writes a linkage matrix's ids).
+func nodeID(x json.Number) (int, error) {
+	if i, err := strconv.Atoi(string(x)); err == nil && i >= 0 {
+		return i, nil
+	}
+	f, err := strconv.ParseFloat(string(x), 64)
+	if err != nil || f < 0 || f != math.Trunc(f) || f > math.MaxInt32 {
+		return 0, fmt.Errorf("node id %s is not a non-negative integer", x)
+	}
+	return int(f), nil
+}
+
+// flatObject reads extra: an object whose values are strings, numbers, true/false or null.
+func flatObject(raw json.RawMessage) (map[string]any, error) {
+	var m map[string]any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if err := d.Decode(&m); err != nil || m == nil {
+		return nil, fmt.Errorf("want an object of flat values, got %s", quoteLine(raw))
+	}
+	for k, v := range m {
+		switch v.(type) {
+		case string, json.Number, bool, nil:
+		default:
+			return nil, fmt.Errorf("extra.%s is a list or an object; extra holds flat values (strings, numbers, true/false, null)", k)
+		}
+	}
+	return m, nil
+}
+
+// quoteLine quotes (the start of) a line for a message.
+func quoteLine(b []byte) string {
+	if len(b) > 200 {
+		return strconv.Quote(string(b[:200])) + fmt.Sprintf(" …(%d bytes in all)", len(b))
+	}
+	return strconv.Quote(string(b))
+}
+
+// nanHint explains a line with NaN or Infinity, which Python's json.dumps writes but JSON lacks.
+func nanHint(b []byte) string {
+	if bytes.Contains(b, []byte("Infinity")) || bytes.Contains(b, []byte("NaN")) {
+		return " (JSON has no NaN or Infinity: write a log-likelihood of −Inf as null; Python's json.dumps(..., allow_nan=False) catches these)"
+	}
+	return ""
+}
+
+// Solve sends the task's item to a program of the pool and scores the tree it answers.
+func (s *externalSolver) Solve(ctx context.Context, t Task) (Solution, error) {
+	if err := ctx.Err(); err != nil {
+		return Solution{}, err
+	}
+	req, err := s.request(t)
+	if err != nil {
+		return Solution{}, err
+	}
+	p, stray, err := s.acquire()
+	if err != nil {
+		return Solution{}, err
+	}
+	if stray != nil {
+		return Solution{}, s.fail(p, fmt.Sprintf("wrote a line to stdout when no request was waiting (after its answer to task %q): %s; stdout carries one answer per request and nothing else (write logs to stderr)", p.lastTask, quoteLine(bytes.TrimSpace(stray.b))))
+	}
+	line, cause := s.exchange(ctx, p, req)
+	if cause != "" {
+		if err := ctx.Err(); err != nil {
+			s.discard(p)
+			return Solution{}, err
+		}
+		return Solution{}, s.fail(p, cause)
+	}
+	n := t.Item.Leaves()
+	a, err := parseAnswer(line, t.Key, n, t.Item.Names, p.lastTask)
+	if err != nil {
+		return Solution{}, s.fail(p, err.Error())
+	}
+	p.served++
+	p.lastTask = t.Key
+	if a.errText != "" {
+		tail := p.tail.lines()
+		s.release(p)
+		msg := fmt.Sprintf("external program %s (pid %d) answered with an error: %s", s.display, p.pid, a.errText)
+		if len(tail) > 0 {
+			msg += "\nstderr, last line(s):\n| " + strings.Join(tail, "\n| ")
+		}
+		return Solution{}, errors.New(msg)
+	}
+	s.release(p)
+	return score(t.Item, a)
+}
+
+// exchange writes a request to a program and waits for its answer line, its stdout's end, the
+// timeout or ctx, whichever comes first. It returns the line, or why there is none ("" cause:
+// the line).
+func (s *externalSolver) exchange(ctx context.Context, p *extProc, req []byte) (line []byte, cause string) {
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := p.stdin.Write(req)
+		wrote <- err
+	}()
+	var timeout <-chan time.Time
+	if s.p.Timeout > 0 {
+		tm := time.NewTimer(time.Duration(s.p.Timeout))
+		defer tm.Stop()
+		timeout = tm.C
+	}
+	timedOut := fmt.Sprintf("gave no answer within its timeout of %s", s.p.Timeout)
+	written := false
+	for {
+		select {
+		case err := <-wrote:
+			if err != nil {
+				return nil, fmt.Sprintf("could not be sent its request (%v): it closed its stdin or exited%s", err, p.exitNote(exitGrace))
+			}
+			written, wrote = true, nil
+		case l := <-p.lines:
+			if l.err != nil {
+				return nil, streamCause(p, l.err)
+			}
+			if !written {
+				select {
+				case err := <-wrote:
+					if err != nil {
+						return nil, fmt.Sprintf("answered, but could not be sent the whole request (%v)", err)
+					}
+				case <-ctx.Done():
+					return nil, "cancelled"
+				case <-timeout:
+					return nil, timedOut
+				case <-time.After(requestGrace):
+					return nil, "answered before it read its whole request, and then stopped reading it"
+				}
+			}
+			return l.b, ""
+		case <-ctx.Done():
+			return nil, "cancelled"
+		case <-timeout:
+			return nil, timedOut
+		}
+	}
+}
+
+// streamCause says why a program's stdout gave no answer.
+func streamCause(p *extProc, err error) string {
+	if e, ok := linelimit.IsTooLong(err); ok {
+		return fmt.Sprintf("wrote a line longer than %s where its answer should be (a flood of output, not an answer)", linelimit.Size(e.Limit))
+	}
+	if err == io.EOF {
+		return "closed its stdout before answering" + p.exitNote(exitGrace)
+	}
+	return fmt.Sprintf("could not be read (%v)", err)
+}
+
+// exitNote waits up to grace for the program to exit and says how it did: ", and exited (exit
+// status 1)", or "" if it still runs.
+func (p *extProc) exitNote(grace time.Duration) string {
+	select {
+	case <-p.exited:
+	case <-time.After(grace):
+		return ""
+	}
+	return fmt.Sprintf(" (it exited: %s)", p.exitText())
+}
+
+// fail kills a program that broke the protocol and returns the task's error: the cause, the
+// program, and the last lines of its stderr.
+func (s *externalSolver) fail(p *extProc, cause string) error {
+	s.discard(p)
+	return fmt.Errorf("external program %s (pid %d) %s; it was killed, and a fresh one starts for the next item%s", s.display, p.pid, cause, p.stderrTail())
+}
+
+// score makes the Solution of an answer: the tree scored under the item's model by hcbench
+// itself, as a built-in algorithm's, and what the program reported beside it.
+func score(it *item.Item, a *extAnswer) (Solution, error) {
+	sol := Solution{Tree: a.tree, LogLikelihood: math.NaN()}
+	if it.Model != nil {
+		if a.tree.IsBinary() {
+			ll, err := model.TreeLogLikelihood(it.Model, a.tree)
+			if err != nil {
+				return Solution{}, err
+			}
+			sol.LogLikelihood = ll
+		} else {
+			sol.Warnings = append(sol.Warnings, "the program answered a rose tree (a node with more than two children), which the split model does not score (it scores binary trees only): the record has no log_likelihood")
+		}
+	}
+	if a.reportedLL != nil && !math.IsNaN(sol.LogLikelihood) && !closeLogs(*a.reportedLL, sol.LogLikelihood) {
+		sol.Warnings = append(sol.Warnings, fmt.Sprintf("the program reported log_likelihood %v, and hcbench scores its tree %v under the item's model (they differ by more than %g)",
+			*a.reportedLL, sol.LogLikelihood, reportedTolerance))
+	}
+	sol.Fill = func(r *results.Record) {
+		if a.reportedLL != nil {
+			r.ReportedLogLikelihood = results.Log(*a.reportedLL)
+		}
+		r.ReportedSeconds = a.seconds
+		r.Extra = a.extra
+	}
+	return sol, nil
+}
+
+// closeLogs reports whether two log-likelihoods agree within reportedTolerance (−Inf equals
+// −Inf).
+func closeLogs(a, b float64) bool {
+	if math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return a == b
+	}
+	return math.Abs(a-b) <= reportedTolerance
+}

@@ -1,0 +1,677 @@
+package registry
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"hcbench/algorithms/model"
+	"hcbench/algorithms/model/correlation"
+	"hcbench/algorithms/tree"
+	"hcbench/experiments/item"
+	"hcbench/experiments/results"
+	"hcbench/internal/externaltest"
+)
+
+// The tests of the external algorithm run real child processes: the test binary itself, which
+// TestMain turns into a protocol program (internal/externaltest) when its first argument asks.
+
+func TestMain(m *testing.M) {
+	if externaltest.IsProgram(os.Args) {
+		os.Exit(externaltest.Main(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+// syncBuffer is a log destination that goroutines may write while a test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// testJets draws k Ginkgo jets of 5 to 9 leaves, as `generator: ginkgo` does.
+func testJets(t testing.TB, k int) []*item.Item {
+	t.Helper()
+	src := &GinkgoSource{Jets: k, JetType: "qcd", Mass: 30, Lambda: 1.5, LambdaRoot: 1.5, TCut: 16, MinLeaves: 5, MaxLeaves: 9, MaxTries: 20000,
+		JetLikelihood: JetLikelihood{Likelihood: "ginkgo2020", RootLambda: "generative"}}
+	var out []*item.Item
+	for i := range k {
+		it, err := generateJet(context.Background(), 7, "qcd", fmt.Sprint(i), i, src, map[string]any{"generator": "ginkgo"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// extOptions are the parameters of a test's external variant beyond its mode.
+type extOptions struct {
+	flags   []string
+	timeout time.Duration
+	workers int
+	params  JSONObject
+	labels  bool
+	dir     string
+}
+
+// startExt starts an external variant whose program is this test binary in mode, and its log.
+func startExt(t testing.TB, mode string, o extOptions) (*externalSolver, *syncBuffer) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.dir == "" {
+		o.dir = t.TempDir()
+	}
+	p := &ExternalParams{Command: append(CommandLine{exe, externaltest.Arg, mode}, o.flags...), Timeout: Duration(o.timeout), Params: o.params, GiveLabels: o.labels}
+	var logs syncBuffer
+	sv, err := startExternal(p, Run{ConfigDir: o.dir, Workers: max(o.workers, 1), Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := sv.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return sv.(*externalSolver), &logs
+}
+
+func extTask(it *item.Item) Task {
+	return Task{Key: fmt.Sprintf("dataset=%s|item=%s|algorithm=ext", it.Dataset, it.ID), Dataset: it.Dataset, Item: it, Seed: 1000 + uint64(it.Index)}
+}
+
+// fill returns the record fields a solution adds.
+func fill(sol Solution) results.Record {
+	r := results.Record{Params: map[string]any{}}
+	if sol.Fill != nil {
+		sol.Fill(&r)
+	}
+	return r
+}
+
+// TestExternalScoresAsBuiltIn: a program that runs hcbench's greedy answers its trees by Newick
+// (leaves by index or by name) or by merges (pairs, or scipy's 4 float columns); hcbench scores
+// them exactly as it scores the built-in greedy's tree, the program's own log-likelihood agrees
+// (no warning), and its seconds and extra values reach the record.
+func TestExternalScoresAsBuiltIn(t *testing.T) {
+	jets := testJets(t, 6)
+	for _, mode := range []string{"greedy", "greedy-merges", "greedy-names", "scipy-merges"} {
+		t.Run(mode, func(t *testing.T) {
+			s, logs := startExt(t, mode, extOptions{})
+			for _, it := range jets {
+				task := extTask(it)
+				sol, err := s.Solve(t.Context(), task)
+				if err != nil {
+					t.Fatal(err)
+				}
+				builtin, err := solveGreedy(t.Context(), &NoParams{}, task, Run{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !tree.SameClusters(sol.Tree, builtin.Tree) {
+					t.Errorf("item %s: tree %s, greedy's %s", it.ID, sol.Tree.Newick(nil), builtin.Tree.Newick(nil))
+				}
+				want, err := model.TreeLogLikelihood(it.Model, builtin.Tree)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if sol.LogLikelihood != want || math.Abs(want-builtin.LogLikelihood) > 1e-9 {
+					t.Errorf("item %s: log-likelihood %v, the built-in tree's %v (greedy's own sum %v)", it.ID, sol.LogLikelihood, want, builtin.LogLikelihood)
+				}
+				if len(sol.Warnings) > 0 {
+					t.Errorf("item %s: warnings %q", it.ID, sol.Warnings)
+				}
+				r := fill(sol)
+				if r.ReportedLogLikelihood == nil || math.Abs(float64(*r.ReportedLogLikelihood)-want) > 1e-9 || r.ReportedSeconds == nil || r.Extra["mode"] != mode {
+					t.Errorf("item %s: record fields %v %v %v", it.ID, r.ReportedLogLikelihood, r.ReportedSeconds, r.Extra)
+				}
+			}
+			// The stderr reader runs beside the answers: give it a moment.
+			for deadline := time.Now().Add(5 * time.Second); !strings.Contains(logs.String(), "request 6: item 5, n "); time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the program's stderr is not in the log:\n%s", logs)
+				}
+			}
+		})
+	}
+}
+
+// TestExternalRequest: the request carries the task, the seed as a decimal string, the item's
+// names (indices for jets), params verbatim, and labels only when give_labels asks; the program
+// runs in the config file's folder.
+func TestExternalRequest(t *testing.T) {
+	it := testJets(t, 1)[0]
+	it.Labels = make([]string, it.Leaves())
+	dir := t.TempDir()
+	params := JSONObject{"temperature": 0.5, "nested": map[string]any{"k": []any{int64(1), "x", nil}}}
+	for _, labels := range []bool{false, true} {
+		s, _ := startExt(t, "greedy", extOptions{params: params, labels: labels, dir: dir})
+		task := extTask(it)
+		task.Seed = 18446744073709551615 // beyond a float's exact integers: hence a string
+		sol, err := s.Solve(t.Context(), task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := fill(sol).Extra
+		wantLabels := "absent"
+		if labels {
+			wantLabels = "[" + strings.Repeat(`"",`, it.Leaves()-1) + `""]`
+		}
+		realDir, _ := filepath.EvalSymlinks(dir)
+		if x["seed"] != "18446744073709551615" || x["params"] != `{"nested":{"k":[1,"x",null]},"temperature":0.5}` || x["labels"] != wantLabels ||
+			x["dataset"] != "qcd" || x["item"] != "0" || (x["cwd"] != dir && x["cwd"] != realDir) {
+			t.Errorf("give_labels %v: the program saw %v", labels, x)
+		}
+	}
+	// The request line itself.
+	s, _ := startExt(t, "greedy", extOptions{})
+	b, err := s.request(extTask(it))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var req map[string]json.RawMessage
+	if err := json.Unmarshal(b, &req); err != nil || b[len(b)-1] != '\n' || bytes.Count(b, []byte{'\n'}) != 1 {
+		t.Fatalf("request %q: %v", b, err)
+	}
+	for k, want := range map[string]string{
+		"protocol": "1", "task": `"dataset=qcd|item=0|algorithm=ext"`, "seed": `"1000"`, "params": "{}",
+		"model": `{"kind":"ginkgo2020","lambda":1.5,"root_lambda":1.5,"t_cut":16}`,
+	} {
+		if string(req[k]) != want {
+			t.Errorf("request %s = %s, want %s", k, req[k], want)
+		}
+	}
+	if _, ok := req["labels"]; ok {
+		t.Error("labels sent without give_labels")
+	}
+	var names []string
+	var data struct{ Leaves [][4]float64 }
+	if json.Unmarshal(req["names"], &names) != nil || len(names) != it.Leaves() || names[2] != "2" || json.Unmarshal(req["data"], &data) != nil || len(data.Leaves) != it.Leaves() || data.Leaves[3] != it.Jet.Leaves[3] {
+		t.Errorf("names %s, data %s", req["names"], req["data"])
+	}
+}
+
+// TestExternalVectors: vector items send their features, a missing cell as null, the
+// correlation model's settings, and their names; the caterpillar a program answers is scored
+// under the item's model.
+func TestExternalVectors(t *testing.T) {
+	x := [][]float64{{1, 0.5}, {0.2, 1}, {-1, 0.3}, {0.4, math.NaN()}, {-0.5, -1}}
+	m, err := correlation.New(t.Context(), x, correlation.Params{Beta: 1, MaskMissing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := &item.Item{Dataset: "v", ID: "s1", Model: m, Vectors: x, Names: []string{"a", "b", "c", "d", "e"}, Labels: []string{"p", "p", "q", "q", ""},
+		DataParams: map[string]any{"similarity": "cosine", "centering": "mean_with_diag", "within_pairs": "unordered", "beta": 1.0, "missing": "mask", "file": "x.csv"}}
+	s, _ := startExt(t, "caterpillar", extOptions{labels: true})
+	b, err := s.request(extTask(it))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"names":["a","b","c","d","e"]`, `"data":{"features":[[1,0.5],[0.2,1],[-1,0.3],[0.4,null],[-0.5,-1]]}`,
+		`"model":{"kind":"correlation","similarity":"cosine","centering":"mean_with_diag","within_pairs":"unordered","beta":1,"missing":"mask"}`, `"labels":["p","p","q","q",""]`} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("request lacks %s:\n%s", want, b)
+		}
+	}
+	sol, err := s.Solve(t.Context(), extTask(it))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := model.TreeLogLikelihood(m, sol.Tree)
+	if got := sol.Tree.Newick(nil); got != "((((0,1),2),3),4);" || sol.LogLikelihood != want {
+		t.Errorf("tree %s, log-likelihood %v, want %v", got, sol.LogLikelihood, want)
+	}
+	// Without a split model, no model is sent and there is no log-likelihood.
+	it.Model = nil
+	b, _ = s.request(extTask(it))
+	if !bytes.Contains(b, []byte(`"model":null`)) {
+		t.Errorf("request without a model: %s", b)
+	}
+	if sol, err := s.Solve(t.Context(), extTask(it)); err != nil || !math.IsNaN(sol.LogLikelihood) {
+		t.Errorf("without a model: %v, %v", sol.LogLikelihood, err)
+	}
+}
+
+// TestExternalFailures: each way a program can break the protocol fails its task alone, with an
+// error naming the cause and quoting the program's stderr; the program is killed and a fresh one
+// answers the next item. A program's own error answer fails its task and keeps the program.
+func TestExternalFailures(t *testing.T) {
+	jets := testJets(t, 4)
+	cases := []struct {
+		mode    string
+		want    []string
+		keepPID bool
+	}{
+		{"malformed", []string{"not a JSON object", `"this is not JSON {"`, "write anything else to stderr", "request 2: item 1"}, false},
+		{"wrong-key", []string{`answered for task "dataset=nope|item=0|algorithm=nope", but the request was task "dataset=qcd|item=1|algorithm=ext"`}, false},
+		{"repeated-leaf", []string{"invalid tree", "appears twice"}, false},
+		{"missing-leaf", []string{"invalid tree", "missing"}, false},
+		{"future-node", []string{"invalid tree", "is not made yet"}, false},
+		{"wrong-n", []string{"invalid tree", "merges for n ="}, false},
+		{"exit", []string{"closed its stdout before answering", "exit status 3", "| RuntimeError: boom on item 1"}, false},
+		{"close-stdout", []string{"closed its stdout before answering"}, false},
+		{"flood", []string{"longer than 16 MiB", "a flood"}, false},
+		{"nested-extra", []string{"extra.list is a list or an object"}, false},
+		{"error", []string{"answered with an error: cannot cluster item 1"}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.mode, func(t *testing.T) {
+			s, _ := startExt(t, c.mode, extOptions{flags: []string{"-bad", "1"}})
+			var pids []any
+			for i, it := range jets {
+				start := time.Now()
+				sol, err := s.Solve(t.Context(), extTask(it))
+				if i == 1 {
+					if err == nil {
+						t.Fatalf("item 1 did not fail")
+					}
+					t.Log(err)
+					for _, w := range c.want {
+						if !strings.Contains(err.Error(), w) {
+							t.Errorf("error lacks %q:\n%v", w, err)
+						}
+					}
+					if !c.keepPID && !strings.Contains(err.Error(), "it was killed, and a fresh one starts for the next item\nstderr, last") {
+						t.Errorf("error does not say the program was killed, with its stderr:\n%v", err)
+					}
+					if d := time.Since(start); d > 5*time.Second {
+						t.Errorf("the failure took %v", d)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("item %d: %v", i, err)
+				}
+				pids = append(pids, fill(sol).Extra["pid"])
+			}
+			if samePID := pids[0] == pids[1]; samePID != c.keepPID {
+				t.Errorf("program before and after the failure: pids %v (want the same: %v)", pids, c.keepPID)
+			}
+			if pids[1] != pids[2] {
+				t.Errorf("a healthy program was restarted: pids %v", pids)
+			}
+		})
+	}
+}
+
+// TestExternalExtraLine: a line after an answer is found when the next request is due; that
+// task fails, naming the line, and the one after runs on a fresh program.
+func TestExternalExtraLine(t *testing.T) {
+	jets := testJets(t, 4)
+	s, _ := startExt(t, "extra-line", extOptions{flags: []string{"-bad", "1"}})
+	for i, it := range jets {
+		_, err := s.Solve(t.Context(), extTask(it))
+		switch {
+		case i == 2 && err == nil:
+			t.Fatal("the task after the extra line did not fail")
+		case i == 2 && !strings.Contains(err.Error(), "dataset=qcd|item=1|algorithm=ext") ||
+			i == 2 && !strings.Contains(err.Error(), "no request was waiting") && !strings.Contains(err.Error(), "a second time"):
+			t.Errorf("error does not name the stray line: %v", err)
+		case i != 2 && err != nil:
+			t.Errorf("item %d: %v", i, err)
+		}
+	}
+}
+
+// TestExternalWarnings: a rose tree is kept without a log-likelihood, and a reported
+// log-likelihood that disagrees with hcbench's score is kept with a warning.
+func TestExternalWarnings(t *testing.T) {
+	it := testJets(t, 1)[0]
+	s, _ := startExt(t, "rose", extOptions{})
+	sol, err := s.Solve(t.Context(), extTask(it))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sol.Tree.IsBinary() || !math.IsNaN(sol.LogLikelihood) || len(sol.Warnings) != 1 || !strings.Contains(sol.Warnings[0], "rose tree") {
+		t.Errorf("rose tree: binary %v, log-likelihood %v, warnings %q", sol.Tree.IsBinary(), sol.LogLikelihood, sol.Warnings)
+	}
+	s, _ = startExt(t, "wrong-ll", extOptions{})
+	sol, err = s.Solve(t.Context(), extTask(it))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := fill(sol)
+	if len(sol.Warnings) != 1 || !strings.Contains(sol.Warnings[0], "the program reported log_likelihood") || r.ReportedLogLikelihood == nil ||
+		math.Abs(float64(*r.ReportedLogLikelihood)-sol.LogLikelihood-1) > 1e-9 {
+		t.Errorf("wrong log-likelihood: warnings %q, reported %v, scored %v", sol.Warnings, r.ReportedLogLikelihood, sol.LogLikelihood)
+	}
+	s, _ = startExt(t, "big-extra", extOptions{})
+	sol, err = s.Solve(t.Context(), extTask(it))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(fill(sol).Extra)
+	if string(b) != `{"a":"text","b":12345678901234567,"c":true,"d":null,"e":0.25}` {
+		t.Errorf("extra %s", b)
+	}
+}
+
+// TestExternalTimeout: a program that does not answer within the timeout fails its task promptly
+// and is replaced.
+func TestExternalTimeout(t *testing.T) {
+	jets := testJets(t, 2)
+	s, _ := startExt(t, "hang", extOptions{flags: []string{"-bad", "0"}, timeout: 300 * time.Millisecond})
+	start := time.Now()
+	_, err := s.Solve(t.Context(), extTask(jets[0]))
+	if err == nil || !strings.Contains(err.Error(), "gave no answer within its timeout of 300ms") || !strings.Contains(err.Error(), "| request 1: item 0") {
+		t.Errorf("timeout: %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("the timeout took %v", d)
+	}
+	if _, err := s.Solve(t.Context(), extTask(jets[1])); err != nil {
+		t.Errorf("the next item: %v", err)
+	}
+}
+
+// TestExternalCancel: cancelling the context during a request (Ctrl-C) kills the program and
+// returns the context's error at once.
+func TestExternalCancel(t *testing.T) {
+	it := testJets(t, 1)[0]
+	s, _ := startExt(t, "hang", extOptions{})
+	ctx, cancel := context.WithCancel(t.Context())
+	var procs []*extProc
+	var cancelled time.Time
+	time.AfterFunc(200*time.Millisecond, func() {
+		s.mu.Lock()
+		for p := range s.live {
+			procs = append(procs, p)
+		}
+		s.mu.Unlock()
+		cancelled = time.Now()
+		cancel()
+	})
+	_, err := s.Solve(ctx, extTask(it))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Solve returned %v, want the context's error", err)
+	}
+	if d := time.Since(cancelled); d > time.Second {
+		t.Errorf("Solve took %v to return after the cancel", d)
+	}
+	if len(procs) != 1 {
+		t.Fatalf("%d programs during the request, want 1", len(procs))
+	}
+	select {
+	case <-procs[0].exited:
+	case <-time.After(2 * time.Second):
+		t.Error("the program still runs 2 s after the cancel")
+	}
+	s.mu.Lock()
+	live := len(s.live)
+	s.mu.Unlock()
+	if live != 0 {
+		t.Errorf("%d programs still held after the cancel", live)
+	}
+}
+
+// TestExternalClose: Close kills the idle programs; Solve after it fails.
+func TestExternalClose(t *testing.T) {
+	it := testJets(t, 1)[0]
+	s, _ := startExt(t, "greedy", extOptions{})
+	if _, err := s.Solve(t.Context(), extTask(it)); err != nil {
+		t.Fatal(err)
+	}
+	p := s.idle[0]
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.exited:
+	default:
+		t.Error("Close returned with its program running")
+	}
+	if _, err := s.Solve(t.Context(), extTask(it)); !errors.Is(err, errExternalClosed) {
+		t.Errorf("Solve after Close: %v", err)
+	}
+}
+
+// TestExternalWorkers: the same program gives the same records on 1 and on 2 workers (2
+// programs at once).
+func TestExternalWorkers(t *testing.T) {
+	jets := testJets(t, 12)
+	type out struct {
+		newick string
+		ll     float64
+		rep    results.LogProb
+	}
+	results1 := make([]out, len(jets))
+	results2 := make([]out, len(jets))
+	record := func(dst []out, i int, sol Solution, err error) {
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		dst[i] = out{sol.Tree.Newick(nil), sol.LogLikelihood, *fill(sol).ReportedLogLikelihood}
+	}
+	s1, _ := startExt(t, "greedy-merges", extOptions{workers: 1})
+	for i, it := range jets {
+		sol, err := s1.Solve(t.Context(), extTask(it))
+		record(results1, i, sol, err)
+	}
+	s2, _ := startExt(t, "greedy-merges", extOptions{workers: 2})
+	var wg sync.WaitGroup
+	next := make(chan int)
+	pids := sync.Map{}
+	for range 2 {
+		wg.Go(func() {
+			for i := range next {
+				sol, err := s2.Solve(t.Context(), extTask(jets[i]))
+				record(results2, i, sol, err)
+				if err == nil {
+					pids.Store(fill(sol).Extra["pid"], true)
+				}
+			}
+		})
+	}
+	for i := range jets {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i := range jets {
+		if results1[i] != results2[i] {
+			t.Errorf("item %d: 1 worker %+v, 2 workers %+v", i, results1[i], results2[i])
+		}
+	}
+	n := 0
+	pids.Range(func(any, any) bool { n++; return true })
+	if n > 2 {
+		t.Errorf("%d programs ran for 2 workers", n)
+	}
+	if len(s2.idle) > 2 {
+		t.Errorf("%d idle programs kept for 2 workers", len(s2.idle))
+	}
+}
+
+// TestExternalStart: the program is found relative to the config file's folder, run there, and
+// refused before the run when it is missing, a directory, not executable, or not on PATH.
+func TestExternalStart(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "bin", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(exe, filepath.Join(dir, "bin", "prog")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bin", "plain.py"), []byte("print(1)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := func(cmd ...string) (Solver, error) {
+		return startExternal(&ExternalParams{Command: cmd}, Run{ConfigDir: dir, Workers: 1})
+	}
+	sv, err := start("bin/prog", externaltest.Arg, "greedy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sv.Close()
+	sol, err := sv.Solve(t.Context(), extTask(testJets(t, 1)[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	realDir, _ := filepath.EvalSymlinks(dir)
+	if cwd := fill(sol).Extra["cwd"]; cwd != dir && cwd != realDir {
+		t.Errorf("the program ran in %v, want the config file's folder %s", cwd, dir)
+	}
+	for _, c := range []struct {
+		cmd  []string
+		want string
+	}{
+		{[]string{"./nope.py"}, "nope.py does not exist (a relative path is taken from the config file's folder, " + dir},
+		{[]string{"bin/sub"}, "is a directory"},
+		{[]string{"bin/plain.py"}, "is not executable: make it executable (chmod +x, with a #! line naming its interpreter) or run it through its interpreter, as in [python3, bin/plain.py]"},
+		{[]string{"hcbench-no-such-program-7"}, `"hcbench-no-such-program-7" is not a program on PATH`},
+	} {
+		if _, err := start(c.cmd...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.cmd, err, c.want)
+		}
+	}
+}
+
+// checker is a registry.Checker that collects messages.
+type checker struct{ bad []string }
+
+func (c *checker) Bad(key, format string, args ...any) {
+	c.bad = append(c.bad, key+": "+fmt.Sprintf(format, args...))
+}
+func (c *checker) Failed(...string) bool { return false }
+func (c *checker) Has(string) bool       { return true }
+func (c *checker) Dir() string           { return "." }
+
+// TestExternalParams: the YAML types of the parameters, and their checks.
+func TestExternalParams(t *testing.T) {
+	node := func(src string) *yaml.Node {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+			t.Fatal(err)
+		}
+		return doc.Content[0]
+	}
+	var d Duration
+	for src, want := range map[string]time.Duration{"60s": time.Minute, "1h30m": 90 * time.Minute, "none": 0, "0": 0, "-5s": -5 * time.Second} {
+		if err := d.DecodeYAML(node(src)); err != nil || time.Duration(d) != want {
+			t.Errorf("duration %s: %v, %v", src, time.Duration(d), err)
+		}
+	}
+	for src, want := range map[string]string{"60": "with its unit, such as 60s", "soon": `got "soon"`, "[1]": "got a list"} {
+		if err := d.DecodeYAML(node(src)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("duration %s: %v, want %q", src, err, want)
+		}
+	}
+	var c CommandLine
+	if err := c.DecodeYAML(node(`[python3, x.py, --depth, 3]`)); err != nil || strings.Join(c, " ") != "python3 x.py --depth 3" {
+		t.Errorf("command %q, %v", c, err)
+	}
+	if err := c.DecodeYAML(node(`python3 x.py`)); err == nil || !strings.Contains(err.Error(), "as a list") {
+		t.Errorf("command as a string: %v", err)
+	}
+	var o JSONObject
+	src := "base: &b {x: 1, y: [a, null, true]}\nmerged: {<<: *b, x: 2}\nbig: 18446744073709551615\nf: 0.5\nwhen: 2024-01-02\n"
+	if err := o.DecodeYAML(node(src)); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(o)
+	if string(b) != `{"base":{"x":1,"y":["a",null,true]},"big":18446744073709551615,"f":0.5,"merged":{"x":2,"y":["a",null,true]},"when":"2024-01-02"}` {
+		t.Errorf("params %s", b)
+	}
+	for src, want := range map[string]string{
+		"{a: .nan}":       "a (line 1): .nan is not a number JSON can hold",
+		"{a: [1, .inf]}":  "a[1] (line 1): .inf is not a number JSON can hold",
+		"{1: x}":          `key "1" is not a string`,
+		"[1]":             "want a mapping",
+		"{a: !!binary 0}": "tagged !!binary",
+	} {
+		if err := o.DecodeYAML(node(src)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("params %s: %v, want %q", src, err, want)
+		}
+	}
+	if b, _ := json.Marshal(JSONObject(nil)); string(b) != "{}" {
+		t.Errorf("no params: %s", b)
+	}
+	var ch checker
+	(&ExternalParams{Timeout: Duration(-time.Second)}).Check(&ch)
+	(&ExternalParams{Command: CommandLine{" "}}).Check(&ch)
+	if got := strings.Join(ch.bad, "\n"); got != "command: must name the program to run, a list such as [python3, my_clusterer.py]\ntimeout: must be positive, or none for no limit; got -1s\ncommand: the program, its first element, is empty" {
+		t.Errorf("checks:\n%s", got)
+	}
+	// The program is looked for at validation, relative to the config file's folder.
+	ch = checker{}
+	(&ExternalParams{Command: CommandLine{"./no_such_program", "x"}}).Check(&ch)
+	(&ExternalParams{Command: CommandLine{"no-such-program-on-path"}}).Check(&ch)
+	if got := strings.Join(ch.bad, "\n"); !strings.Contains(got, "no_such_program does not exist (a relative path is taken from the config file's folder") ||
+		!strings.Contains(got, `"no-such-program-on-path" is not a program on PATH`) {
+		t.Errorf("missing programs:\n%s", got)
+	}
+}
+
+// TestParseAnswer: the answers a program may give, and what is wrong with the others.
+func TestParseAnswer(t *testing.T) {
+	names := []string{"a", "b", "c"}
+	for line, want := range map[string]string{
+		`{"task": "k", "newick": "((a,b),c);"}`:                             "",
+		`{"task": "k", "newick": "((0,1),2);"}`:                             "",
+		`{"task": "k", "merges": [[0, 1], [3, 2]], "log_likelihood": null}`: "",
+		`{"task": "k", "merges": [[0.0, 1.0, 0.5, 2.0], [2, 3]]}`:           "",
+		`{"task": "k", "error": "no"}`:                                      "",
+		``:                                                                  "an empty line",
+		`[1]`:                                                               "not a JSON object",
+		`{"task": "k", "newick": "x", "log_likelihood": -Infinity}`: "JSON has no NaN or Infinity",
+		`{"newick": "((0,1),2);"}`:                                  "without a task key",
+		`{"task": 3, "newick": "((0,1),2);"}`:                       "task that is not a string",
+		`{"task": "prev", "newick": "((0,1),2);"}`:                  `answered task "prev" a second time`,
+		`{"task": "k", "newick": "((0,1),2);", "x": 1}`:             `unknown key "x"`,
+		`{"task": "k"}`: "0 of newick, merges and error",
+		`{"task": "k", "newick": "((0,1),2);", "merges": []}`:          "2 of newick",
+		`{"task": "k", "newick": "((a,b),0);"}`:                        `unknown leaf label "0"`,
+		`{"task": "k", "newick": "((0,1),7);"}`:                        "leaf 7 is not one of the items 0..2",
+		`{"task": "k", "newick": "(((((0,1),2))));"}`:                  "nested deeper",
+		`{"task": "k", "merges": [[0, 1], [1, 2]]}`:                    "merge 1 names node 1, which merge 0 already merged",
+		`{"task": "k", "merges": [[0, 0], [3, 2]]}`:                    "merge 0 merges node 0 with itself",
+		`{"task": "k", "merges": [[0, 1.5], [3, 2]]}`:                  "node id 1.5 is not a non-negative integer",
+		`{"task": "k", "merges": [[0, 1, 2], [3, 2]]}`:                 "merge 0 has 3 numbers",
+		`{"task": "k", "newick": "((0,1),2);", "seconds": -1}`:         "seconds that are not a number",
+		`{"task": "k", "newick": "((0,1),2);", "extra": {"a": {}}}`:    "extra.a is a list or an object",
+		`{"task": "k", "newick": "((0,1),2);", "extra": [1]}`:          "want an object of flat values",
+		`{"task": "k", "newick": "((0,1),2);", "log_likelihood": "x"}`: "not a number or null",
+	} {
+		a, err := parseAnswer([]byte(line), "k", 3, names, "prev")
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v", line, err)
+		case want == "" && a.errText == "" && a.tree.Items() != 3:
+			t.Errorf("%s: tree %v", line, a.tree)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: %v, want %q", line, err, want)
+		}
+	}
+}
