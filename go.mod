@@ -1,4 +1,4 @@
-module hcbench
+module github.com/hcbench/hcbench
 
 go 1.26.8
 

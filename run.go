@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"hcbench/experiments/cli"
+	"github.com/hcbench/hcbench/experiments/cli"
 )
 
 func main() {

@@ -16,8 +16,8 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"hcbench/algorithms/tree"
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 func init() {

@@ -5,8 +5,8 @@ import (
 	"math"
 	"strconv"
 
-	"hcbench/experiments/results"
-	"hcbench/reports/table"
+	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/reports/table"
 )
 
 func init() {

@@ -13,8 +13,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"hcbench/experiments/results"
-	"hcbench/reports/table"
+	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/reports/table"
 )
 
 func init() {

@@ -18,8 +18,8 @@ import (
 
 	"gonum.org/v1/plot/plotutil"
 
-	"hcbench/experiments/results"
-	"hcbench/reports/golden"
+	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/reports/golden"
 )
 
 // svgShape is a closed <path> of a gonum SVG: a glyph, a histogram bar or the background.

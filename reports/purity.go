@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strconv"
 
-	"hcbench/experiments/results"
-	"hcbench/reports/table"
+	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/reports/table"
 )
 
 func init() {

@@ -21,8 +21,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
-	"hcbench/experiments/results"
-	"hcbench/reports/table"
+	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/reports/table"
 )
 
 // Input is what every report reads.

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/algorithms/tree"
-	"hcbench/experiments/results"
-	"hcbench/reports/golden"
+	"github.com/hcbench/hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/reports/golden"
 )
 
 func rec(ds, alg string, ll, truth float64, errMsg string, secs float64) results.Record {

@@ -1,7 +1,7 @@
 package reports
 
 import (
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/experiments/results"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,7 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"hcbench/reports/table"
+	"github.com/hcbench/hcbench/reports/table"
 )
 
 func init() {

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"hcbench/experiments/results"
-	"hcbench/reports/table"
+	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/reports/table"
 )
 
 func init() {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 // orderInput is two data sets of seven items (ids 0..6, and a mix of integer and string ids),

@@ -2,7 +2,7 @@ package reports
 
 import (
 	"fmt"
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/experiments/results"
 	"image/color"
 	"math"
 	"path/filepath"
@@ -15,7 +15,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"hcbench/reports/table"
+	"github.com/hcbench/hcbench/reports/table"
 )
 
 func init() {

@@ -31,10 +31,10 @@ import (
 	"math"
 	"slices"
 
-	"hcbench/algorithms/itemset"
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/model/ginkgo"
-	"hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/algorithms/itemset"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/tree"
 )
 
 // Dedup selects how equal partial hierarchies are recognised.

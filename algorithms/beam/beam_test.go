@@ -8,15 +8,15 @@ import (
 	"slices"
 	"testing"
 
-	"hcbench/algorithms/greedy"
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/model/ginkgo"
-	"hcbench/algorithms/model/ginkgo/ginkgotest"
-	"hcbench/algorithms/model/modeltest"
-	"hcbench/algorithms/tree"
-	"hcbench/algorithms/trellis"
-	"hcbench/datasets/datadir/datatest"
-	"hcbench/datasets/jets"
+	"github.com/hcbench/hcbench/algorithms/greedy"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo/ginkgotest"
+	"github.com/hcbench/hcbench/algorithms/model/modeltest"
+	"github.com/hcbench/hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/algorithms/trellis"
+	"github.com/hcbench/hcbench/datasets/datadir/datatest"
+	"github.com/hcbench/hcbench/datasets/jets"
 )
 
 func run(t *testing.T, m model.Model, opts Options) Result {

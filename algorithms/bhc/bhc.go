@@ -27,10 +27,10 @@ import (
 	"math"
 	"slices"
 
-	"hcbench/algorithms/conjugate"
-	"hcbench/algorithms/logspace"
-	"hcbench/algorithms/mergeheap"
-	"hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/algorithms/logspace"
+	"github.com/hcbench/hcbench/algorithms/mergeheap"
+	"github.com/hcbench/hcbench/algorithms/tree"
 )
 
 // Prior is the prior probability π_k that a node's data form one cluster.

@@ -8,11 +8,11 @@ import (
 	"slices"
 	"testing"
 
-	"hcbench/algorithms/conjugate"
-	"hcbench/algorithms/conjugate/conjugatetest"
-	"hcbench/algorithms/logspace"
-	"hcbench/algorithms/tree"
-	"hcbench/generators/mixture"
+	"github.com/hcbench/hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/algorithms/conjugate/conjugatetest"
+	"github.com/hcbench/hcbench/algorithms/logspace"
+	"github.com/hcbench/hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/generators/mixture"
 )
 
 // niw is the NIW model of x with the data recipe's hyperparameters from x itself.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"hcbench/internal/canceltest"
+	"github.com/hcbench/hcbench/internal/canceltest"
 )
 
 // TestCancelLatency cancels each search 200 ms into a run that takes seconds, in its longest

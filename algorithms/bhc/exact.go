@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math"
 
-	"hcbench/algorithms/conjugate"
-	"hcbench/algorithms/logspace"
-	"hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/algorithms/logspace"
+	"github.com/hcbench/hcbench/algorithms/tree"
 )
 
 // MaxExactItems is the largest n ExactFixed accepts: it visits 3ⁿ/2 splits (1.7·10⁹ at n = 20)

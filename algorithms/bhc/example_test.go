@@ -6,8 +6,8 @@ import (
 	"log"
 	"math"
 
-	"hcbench/algorithms/bhc"
-	"hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/algorithms/bhc"
+	"github.com/hcbench/hcbench/algorithms/conjugate"
 )
 
 // The same three groups of three points as the brt example, under NIW with the data-driven

@@ -6,7 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/algorithms/conjugate"
 )
 
 // Filter names how RBHC sends a point outside its subsample to one side of the subsample tree's

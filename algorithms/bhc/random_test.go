@@ -7,9 +7,9 @@ import (
 	"slices"
 	"testing"
 
-	"hcbench/algorithms/conjugate"
-	"hcbench/algorithms/logspace"
-	"hcbench/generators/mixture"
+	"github.com/hcbench/hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/algorithms/logspace"
+	"github.com/hcbench/hcbench/generators/mixture"
 )
 
 // niw1 holds 1-D NIW hyperparameters and computes, from the textbook formulas and independently

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"hcbench/algorithms/bhc"
-	"hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/algorithms/bhc"
+	"github.com/hcbench/hcbench/algorithms/conjugate"
 )
 
 // TestSearchCCAsBioconductor runs Bioconductor BHC's cc search (conjugate.SearchCC) with BHC

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"hcbench/algorithms/brt"
+	"github.com/hcbench/hcbench/algorithms/brt"
 )
 
 // BenchmarkRun1000 times greedy BRT on n = 1000 points in d = 4 from a 4-component Gaussian

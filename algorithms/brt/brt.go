@@ -69,11 +69,11 @@ import (
 	"math"
 	"slices"
 
-	"hcbench/algorithms/bhc"
-	"hcbench/algorithms/conjugate"
-	"hcbench/algorithms/logspace"
-	"hcbench/algorithms/mergeheap"
-	"hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/algorithms/bhc"
+	"github.com/hcbench/hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/algorithms/logspace"
+	"github.com/hcbench/hcbench/algorithms/mergeheap"
+	"github.com/hcbench/hcbench/algorithms/tree"
 )
 
 // Op is an operation of greedy BRT. Its order is the tie rule's order of preference.

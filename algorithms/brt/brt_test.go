@@ -9,12 +9,12 @@ import (
 	"strconv"
 	"testing"
 
-	"hcbench/algorithms/bhc"
-	"hcbench/algorithms/brt"
-	"hcbench/algorithms/conjugate"
-	"hcbench/algorithms/conjugate/conjugatetest"
-	"hcbench/algorithms/tree"
-	"hcbench/datasets/datadir/datatest"
+	"github.com/hcbench/hcbench/algorithms/bhc"
+	"github.com/hcbench/hcbench/algorithms/brt"
+	"github.com/hcbench/hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/algorithms/conjugate/conjugatetest"
+	"github.com/hcbench/hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/datasets/datadir/datatest"
 )
 
 // niw is the NIW model of x with the data recipe's hyperparameters from x itself.

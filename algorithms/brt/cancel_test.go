@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"hcbench/algorithms/brt"
-	"hcbench/algorithms/conjugate"
-	"hcbench/internal/canceltest"
+	"github.com/hcbench/hcbench/algorithms/brt"
+	"github.com/hcbench/hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/internal/canceltest"
 )
 
 // TestCancelLatency cancels greedy BRT 200 ms into runs that take seconds: while it scores all

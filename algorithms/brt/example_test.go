@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"log"
 
-	"hcbench/algorithms/brt"
-	"hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/algorithms/brt"
+	"github.com/hcbench/hcbench/algorithms/conjugate"
 )
 
 // Three groups of three points on a line, under NIW with the data-driven hyperparameters

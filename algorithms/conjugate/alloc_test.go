@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/algorithms/conjugate"
 )
 
 func TestNoAllocations(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/algorithms/conjugate"
 )
 
 var sink float64

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/algorithms/conjugate"
 )
 
 // The reference sequences below were made with R 4.2.2 Patched (2022-11-10 r83330), Debian's

@@ -10,7 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/floats/scalar"
 
-	"hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/algorithms/conjugate"
 )
 
 // randomValues draws n × d values in 0..v−1, feature j biased towards value j mod v.

@@ -5,7 +5,7 @@ import (
 	"log"
 	"math"
 
-	"hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/algorithms/conjugate"
 )
 
 // One point at μ0 under κ0 = 1, ν0 = 1, Λ0 = 1/2 in one dimension: the Student-t of bayesian.md

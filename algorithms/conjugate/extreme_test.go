@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/algorithms/conjugate"
 )
 
 // scalePoints returns x times s, feature j also times feat[j] when feat is given.

@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/mathext"
 
-	"hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/algorithms/conjugate"
 )
 
 // randomSPD returns A Aᵀ/d + εI for a d × d standard normal A, scaled by s.

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"hcbench/algorithms/model/correlation"
-	"hcbench/internal/canceltest"
+	"github.com/hcbench/hcbench/algorithms/model/correlation"
+	"github.com/hcbench/hcbench/internal/canceltest"
 )
 
 // TestCancelLatency cancels greedy search 200 ms into a run of seconds: the correlation energy of

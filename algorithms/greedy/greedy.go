@@ -13,8 +13,8 @@ import (
 	"context"
 	"math"
 
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/tree"
 )
 
 // Result is the greedy tree and its log-potential (the sum of the chosen splits' log ψ).

@@ -7,12 +7,12 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/model/ginkgo"
-	"hcbench/algorithms/model/ginkgo/ginkgotest"
-	"hcbench/algorithms/model/modeltest"
-	"hcbench/algorithms/tree"
-	gen "hcbench/generators/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo/ginkgotest"
+	"github.com/hcbench/hcbench/algorithms/model/modeltest"
+	"github.com/hcbench/hcbench/algorithms/tree"
+	gen "github.com/hcbench/hcbench/generators/ginkgo"
 )
 
 func run(t *testing.T, m model.Model) Result {

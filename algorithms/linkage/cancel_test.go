@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"hcbench/internal/canceltest"
+	"github.com/hcbench/hcbench/internal/canceltest"
 )
 
 // TestCancelLatency cancels 200 ms into runs that take seconds: the Euclidean distances of 4000

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"log"
 
-	"hcbench/algorithms/linkage"
+	"github.com/hcbench/hcbench/algorithms/linkage"
 )
 
 // The five-item example of the Wikipedia articles on UPGMA and single and complete linkage. Single

@@ -21,7 +21,7 @@ import (
 	"fmt"
 	"math"
 
-	"hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/algorithms/tree"
 )
 
 // Method is a linkage criterion: the distance between two clusters as a function of the distances

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/algorithms/tree"
 )
 
 var methods = []Method{Average, Single, Complete}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"hcbench/internal/canceltest"
+	"github.com/hcbench/hcbench/internal/canceltest"
 )
 
 // TestNewForestCancel: scoring all pairs of 3000 clusters at about a microsecond a score takes

@@ -13,7 +13,7 @@ package model
 import (
 	"errors"
 
-	"hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/algorithms/tree"
 )
 
 // Model is a split-potential model over a fixed list of items 0..Items()−1.

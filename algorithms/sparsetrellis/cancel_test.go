@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"hcbench/algorithms/model/ginkgo"
-	"hcbench/algorithms/model/ginkgo/ginkgotest"
-	"hcbench/internal/canceltest"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo/ginkgotest"
+	"github.com/hcbench/hcbench/internal/canceltest"
 )
 
 // TestCancelLatency cancels the sparse trellis 200 ms into a run of about a minute: a 40-leaf jet

@@ -25,10 +25,10 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"hcbench/algorithms/itemset"
-	"hcbench/algorithms/logspace"
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/algorithms/itemset"
+	"github.com/hcbench/hcbench/algorithms/logspace"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/tree"
 )
 
 // Options configure Run.

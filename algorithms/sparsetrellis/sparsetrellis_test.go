@@ -6,13 +6,13 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"hcbench/algorithms/beam"
-	"hcbench/algorithms/greedy"
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/model/ginkgo"
-	"hcbench/algorithms/model/ginkgo/ginkgotest"
-	"hcbench/algorithms/tree"
-	"hcbench/algorithms/trellis"
+	"github.com/hcbench/hcbench/algorithms/beam"
+	"github.com/hcbench/hcbench/algorithms/greedy"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo/ginkgotest"
+	"github.com/hcbench/hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/algorithms/trellis"
 )
 
 // seeds returns the greedy tree and the final beam (B = 3n) with the best of their scores.

@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"hcbench/algorithms/model/ginkgo"
-	"hcbench/algorithms/model/ginkgo/ginkgotest"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo/ginkgotest"
 )
 
 // TestAssemblyMatchesGo runs each jet through the split loops in use (the assembly on amd64, wide

@@ -3,7 +3,7 @@ package trellis
 import (
 	"context"
 
-	"hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model"
 )
 
 // contextScorerModel is a model.SubsetModel whose subset tables can be built under a context:

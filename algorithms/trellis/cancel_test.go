@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/model/correlation"
-	"hcbench/algorithms/model/ginkgo"
-	"hcbench/algorithms/model/ginkgo/ginkgotest"
-	"hcbench/algorithms/model/modeltest"
-	"hcbench/internal/canceltest"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model/correlation"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo/ginkgotest"
+	"github.com/hcbench/hcbench/algorithms/model/modeltest"
+	"github.com/hcbench/hcbench/internal/canceltest"
 )
 
 // TestCancelLatency cancels each pass 200 ms into a run of seconds: the bottom-up pass over a

@@ -8,9 +8,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/model/ginkgo"
-	gen "hcbench/generators/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	gen "github.com/hcbench/hcbench/generators/ginkgo"
 )
 
 func TestGinkgoRootLambdaAgainstBruteForce(t *testing.T) {

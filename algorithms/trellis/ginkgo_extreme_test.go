@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"hcbench/algorithms/model/ginkgo"
-	gen "hcbench/generators/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	gen "github.com/hcbench/hcbench/generators/ginkgo"
 )
 
 // relClose compares two log-values that may be −Inf or of any size (the largest rates give

@@ -9,11 +9,11 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"hcbench/algorithms/greedy"
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/model/ginkgo"
-	"hcbench/algorithms/model/ginkgo/ginkgotest"
-	"hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/algorithms/greedy"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo/ginkgotest"
+	"github.com/hcbench/hcbench/algorithms/tree"
 )
 
 func TestGinkgoAgainstBruteForce(t *testing.T) {

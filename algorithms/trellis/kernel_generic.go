@@ -3,7 +3,7 @@ package trellis
 import (
 	"math"
 
-	"hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model"
 )
 
 // genericKernel scores splits through a model.SubsetScorer: one interface call per split, so it

@@ -5,7 +5,7 @@ import (
 	"math/bits"
 	"unsafe"
 
-	"hcbench/algorithms/model/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
 )
 
 // ginkgoKernel is the Ginkgo 2020 split likelihood (../shared/design/ginkgo.md §5) written into the

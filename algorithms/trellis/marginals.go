@@ -7,8 +7,8 @@ import (
 	"math/bits"
 	"sort"
 
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/tree"
 )
 
 // The posterior marginals (AISTATS §2.4) come from one top-down ("outside") pass. The outside

@@ -8,10 +8,10 @@ import (
 	"sort"
 	"testing"
 
-	"hcbench/algorithms/logspace"
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/model/modeltest"
-	"hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/algorithms/logspace"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model/modeltest"
+	"github.com/hcbench/hcbench/algorithms/tree"
 )
 
 // marginalsOf builds m's trellis and runs Marginals.

@@ -8,8 +8,8 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/tree"
 )
 
 // A Sample is one tree drawn from the posterior, with its log-potential.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/algorithms/model/modeltest"
+	"github.com/hcbench/hcbench/algorithms/model/modeltest"
 )
 
 func TestPick(t *testing.T) {

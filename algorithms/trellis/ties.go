@@ -2,7 +2,7 @@ package trellis
 
 import (
 	"context"
-	"hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model"
 	"math"
 	"math/bits"
 )

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/model/correlation"
-	"hcbench/algorithms/model/ginkgo"
-	"hcbench/algorithms/model/ginkgo/ginkgotest"
-	"hcbench/algorithms/model/modeltest"
-	"hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model/correlation"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo/ginkgotest"
+	"github.com/hcbench/hcbench/algorithms/model/modeltest"
+	"github.com/hcbench/hcbench/algorithms/tree"
 )
 
 // splitScore is an additive test score: a fixed pseudo-random value per split, so that the trees

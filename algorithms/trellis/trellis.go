@@ -31,9 +31,9 @@ import (
 	"runtime"
 	"strings"
 
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/model/ginkgo"
-	"hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/tree"
 )
 
 // Options configure Build.

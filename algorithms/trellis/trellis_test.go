@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/algorithms/logspace"
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/model/ginkgo"
-	"hcbench/algorithms/model/ginkgo/ginkgotest"
-	"hcbench/algorithms/model/modeltest"
-	"hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/algorithms/logspace"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo/ginkgotest"
+	"github.com/hcbench/hcbench/algorithms/model/modeltest"
+	"github.com/hcbench/hcbench/algorithms/tree"
 )
 
 // bruteForce enumerates every binary tree of m (N ≤ 8) and returns what the trellis computes:

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"hcbench/datasets/datadir/pickle"
+	"github.com/hcbench/hcbench/datasets/datadir/pickle"
 )
 
 // jetKeys are the keys of a ClusterTrellis jet dict that truth_N.jsonl keeps, in its order,

@@ -12,8 +12,8 @@ import (
 	"slices"
 	"testing"
 
-	"hcbench/datasets/datadir"
-	"hcbench/datasets/datadir/datatest"
+	"github.com/hcbench/hcbench/datasets/datadir"
+	"github.com/hcbench/hcbench/datasets/datadir/datatest"
 )
 
 func sha(b []byte) string {

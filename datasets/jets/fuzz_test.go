@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/datasets/jets"
-	"hcbench/internal/limittest"
+	"github.com/hcbench/hcbench/datasets/jets"
+	"github.com/hcbench/hcbench/internal/limittest"
 )
 
 // Allocation bound of Read: allocPerByte times the input, plus allocConst for the 64 KiB read

@@ -19,10 +19,10 @@ import (
 	"os"
 	"strconv"
 
-	"hcbench/algorithms/model/ginkgo"
-	"hcbench/algorithms/tree"
-	"hcbench/datasets/badlines"
-	"hcbench/internal/linelimit"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/datasets/badlines"
+	"github.com/hcbench/hcbench/internal/linelimit"
 )
 
 // Schema is the version of the format written by Write.

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/datasets/badlines"
-	"hcbench/datasets/datadir/datatest"
-	"hcbench/datasets/jets"
+	"github.com/hcbench/hcbench/datasets/badlines"
+	"github.com/hcbench/hcbench/datasets/datadir/datatest"
+	"github.com/hcbench/hcbench/datasets/jets"
 )
 
 // A valid 3-leaf jet with a truth tree: ((0,1),2) in Ginkgo's pre-order numbering. The momenta

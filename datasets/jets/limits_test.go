@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/datasets/jets"
-	"hcbench/internal/limittest"
+	"github.com/hcbench/hcbench/datasets/jets"
+	"github.com/hcbench/hcbench/internal/limittest"
 )
 
 // TestReadLineTooLong: a line of 200 MiB without a newline, after a good jet and a blank line, is

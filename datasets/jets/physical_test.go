@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/datasets/jets"
+	"github.com/hcbench/hcbench/datasets/jets"
 )
 
 // TestReadFileRefusesNonPhysicalLeaves writes jets files with one bad jet on line 2 (after a good

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"hcbench/datasets/badlines"
-	"hcbench/internal/linelimit"
+	"github.com/hcbench/hcbench/datasets/badlines"
+	"github.com/hcbench/hcbench/internal/linelimit"
 )
 
 // CSVOptions describe a labelled CSV file (optionally gzip-compressed, detected by the gzip magic

@@ -5,7 +5,7 @@ import (
 	"log"
 	"strings"
 
-	"hcbench/datasets/labelled"
+	"github.com/hcbench/hcbench/datasets/labelled"
 )
 
 // A CSV laid out like the derived pam50_232x50_zerofilled.csv, but with missing cells left empty:

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/datasets/labelled"
-	"hcbench/internal/limittest"
+	"github.com/hcbench/hcbench/datasets/labelled"
+	"github.com/hcbench/hcbench/internal/limittest"
 )
 
 // fuzzOptions are the option sets FuzzReadCSV tries, picked by a byte of the input.

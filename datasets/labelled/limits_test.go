@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/datasets/labelled"
-	"hcbench/internal/limittest"
+	"github.com/hcbench/hcbench/datasets/labelled"
+	"github.com/hcbench/hcbench/internal/limittest"
 )
 
 // slack is what reading allocates besides the line being refused: buffers (64 KiB each), the

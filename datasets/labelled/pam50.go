@@ -9,8 +9,8 @@ import (
 	"io"
 	"strings"
 
-	"hcbench/datasets/badlines"
-	"hcbench/internal/linelimit"
+	"github.com/hcbench/hcbench/datasets/badlines"
+	"github.com/hcbench/hcbench/internal/linelimit"
 )
 
 // MaxLineBytes bounds one line of a CSV or PAM50 file (its line ending excluded), and one CSV

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"testing"
 
-	"hcbench/datasets/datadir/datatest"
-	"hcbench/datasets/labelled"
+	"github.com/hcbench/hcbench/datasets/datadir/datatest"
+	"github.com/hcbench/hcbench/datasets/labelled"
 )
 
 const (

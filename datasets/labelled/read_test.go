@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/datasets/labelled"
+	"github.com/hcbench/hcbench/datasets/labelled"
 )
 
 func gz(t testing.TB, s string) string {

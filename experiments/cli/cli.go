@@ -25,15 +25,15 @@ import (
 
 	"golang.org/x/term"
 
-	"hcbench/datasets/datadir"
-	"hcbench/experiments/compare"
-	"hcbench/experiments/config"
-	"hcbench/experiments/memory"
-	"hcbench/experiments/plan"
-	"hcbench/experiments/results"
-	"hcbench/experiments/rundir"
-	"hcbench/experiments/runner"
-	"hcbench/reports"
+	"github.com/hcbench/hcbench/datasets/datadir"
+	"github.com/hcbench/hcbench/experiments/compare"
+	"github.com/hcbench/hcbench/experiments/config"
+	"github.com/hcbench/hcbench/experiments/memory"
+	"github.com/hcbench/hcbench/experiments/plan"
+	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/experiments/rundir"
+	"github.com/hcbench/hcbench/experiments/runner"
+	"github.com/hcbench/hcbench/reports"
 )
 
 // Exit codes.

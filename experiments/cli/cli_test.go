@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"hcbench/algorithms/tree"
-	"hcbench/datasets/datadir/datatest"
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/datasets/datadir/datatest"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 // run calls Run in-process and returns the exit code, stdout and stderr.

@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"hcbench/datasets/datadir"
+	"github.com/hcbench/hcbench/datasets/datadir"
 )
 
 // dataCatalog is the catalog the data command works on; tests replace it.

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"hcbench/datasets/datadir"
+	"github.com/hcbench/hcbench/datasets/datadir"
 )
 
 const dataTestCommit = "89abcdef0123456789abcdef0123456789abcdef"

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/algorithms/tree"
-	"hcbench/experiments/results"
-	"hcbench/internal/externaltest"
+	"github.com/hcbench/hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/internal/externaltest"
 )
 
 // The test binary is also an external program (internal/externaltest) when its first argument

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"hcbench/internal/externaltest"
+	"github.com/hcbench/hcbench/internal/externaltest"
 )
 
 // TestExternalRunInterrupted: Ctrl-C during a run whose external program is busy (it started a

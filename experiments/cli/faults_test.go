@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/experiments/memory"
-	"hcbench/experiments/registry"
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/experiments/memory"
+	"github.com/hcbench/hcbench/experiments/registry"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 // jetsConfig reads jets.jsonl beside it.

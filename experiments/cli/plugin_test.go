@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/tree"
-	"hcbench/experiments/registry"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/experiments/registry"
 )
 
 // A test-only algorithm, registered from this file alone, as docs/extending.md shows: the

@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 // TestProgressLines: where stderr is not a terminal, a run logs a progress line per -progress

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/experiments/config"
-	"hcbench/experiments/registry"
-	"hcbench/reports"
+	"github.com/hcbench/hcbench/experiments/config"
+	"github.com/hcbench/hcbench/experiments/registry"
+	"github.com/hcbench/hcbench/reports"
 )
 
 // needsSetUp are the algorithms that cannot run from their defaults alone, and the test that

@@ -13,7 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 func readManifest(t *testing.T, path string) results.Manifest {
@@ -131,7 +131,7 @@ func TestResumeAfterEditingTrackedConfig(t *testing.T) {
 			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, b)
 		}
 	}
-	writeFile(t, repo, "go.mod", "module hcbench\n\ngo 1.26\n")
+	writeFile(t, repo, "go.mod", "module github.com/hcbench/hcbench\n\ngo 1.26\n")
 	writeFile(t, repo, "small.yaml", smallConfig)
 	git("init", "-q")
 	git("add", ".")

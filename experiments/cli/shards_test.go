@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 // TestMain lets a test run the hcbench command in a separate process: the test binary re-executed

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 // hangLimit is how long a test waits for a process that should stop at once: far beyond the

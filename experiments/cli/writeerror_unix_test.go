@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 // limitFileSize sets RLIMIT_FSIZE of this process to the number of bytes in spec ("" sets none).

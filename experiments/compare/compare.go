@@ -15,7 +15,7 @@ import (
 
 	"github.com/aclements/go-moremath/stats"
 
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 // Alpha is the significance level of the time test (benchstat's default).

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 // Tolerances: means are compared with the package's float slack (1e-12 relative); the numbers

@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 // listed is how many task keys a note lists before "… (n more)".

@@ -3,8 +3,8 @@ package config
 import (
 	"errors"
 	"fmt"
-	"hcbench/experiments/registry"
-	"hcbench/reports"
+	"github.com/hcbench/hcbench/experiments/registry"
+	"github.com/hcbench/hcbench/reports"
 	"os"
 	"path/filepath"
 	"reflect"

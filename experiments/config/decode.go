@@ -2,7 +2,7 @@ package config
 
 import (
 	"fmt"
-	"hcbench/experiments/registry"
+	"github.com/hcbench/hcbench/experiments/registry"
 	"math"
 	"reflect"
 	"slices"

@@ -10,7 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"hcbench/internal/limittest"
+	"github.com/hcbench/hcbench/internal/limittest"
 )
 
 // expandedNodes returns the number of YAML nodes of src once its aliases are expanded (each use of

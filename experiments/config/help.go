@@ -2,8 +2,8 @@ package config
 
 import (
 	"fmt"
-	"hcbench/experiments/registry"
-	"hcbench/reports"
+	"github.com/hcbench/hcbench/experiments/registry"
+	"github.com/hcbench/hcbench/reports"
 	"io"
 	"reflect"
 	"strings"

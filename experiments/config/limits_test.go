@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/internal/limittest"
+	"github.com/hcbench/hcbench/internal/limittest"
 )
 
 // bigPlainConfig is a valid config padded with a long comment-free list under a key of its own,

@@ -15,9 +15,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"hcbench/datasets/datadir"
-	"hcbench/experiments/registry"
-	"hcbench/reports"
+	"github.com/hcbench/hcbench/datasets/datadir"
+	"github.com/hcbench/hcbench/experiments/registry"
+	"github.com/hcbench/hcbench/reports"
 )
 
 // Options are the settings of a config's loading that do not come from its file.

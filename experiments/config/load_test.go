@@ -2,8 +2,8 @@ package config
 
 import (
 	"errors"
-	"hcbench/datasets/datadir"
-	"hcbench/experiments/registry"
+	"github.com/hcbench/hcbench/datasets/datadir"
+	"github.com/hcbench/hcbench/experiments/registry"
 	"os"
 	"path/filepath"
 	"slices"

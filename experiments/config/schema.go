@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"runtime"
 
-	"hcbench/datasets/datadir"
-	"hcbench/experiments/registry"
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/datasets/datadir"
+	"github.com/hcbench/hcbench/experiments/registry"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 // SchemaVersion is the only config version this build reads.

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"hcbench/datasets/datadir"
-	"hcbench/experiments/registry"
+	"github.com/hcbench/hcbench/datasets/datadir"
+	"github.com/hcbench/hcbench/experiments/registry"
 )
 
 // validate checks what decoding cannot: ranges, cross-key rules, uniqueness and that data files

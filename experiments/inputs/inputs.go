@@ -11,10 +11,10 @@ import (
 	"io"
 	"io/fs"
 
-	"hcbench/datasets/datafile"
-	"hcbench/experiments/config"
-	"hcbench/experiments/item"
-	"hcbench/experiments/registry"
+	"github.com/hcbench/hcbench/datasets/datafile"
+	"github.com/hcbench/hcbench/experiments/config"
+	"github.com/hcbench/hcbench/experiments/item"
+	"github.com/hcbench/hcbench/experiments/registry"
 )
 
 // Dataset is a config data set opened for planning. Its item ids are known before anything is

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/algorithms/model"
-	"hcbench/datasets/jets"
-	"hcbench/experiments/config"
-	"hcbench/experiments/registry"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/datasets/jets"
+	"github.com/hcbench/hcbench/experiments/config"
+	"github.com/hcbench/hcbench/experiments/registry"
 )
 
 // parse writes src as exp.yaml into dir and loads it.

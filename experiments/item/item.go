@@ -4,9 +4,9 @@
 package item
 
 import (
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/tree"
-	"hcbench/datasets/jets"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/datasets/jets"
 )
 
 // Item is one unit of data that an algorithm clusters, for example one jet.

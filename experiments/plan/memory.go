@@ -7,12 +7,12 @@ import (
 	"slices"
 	"strings"
 
-	"hcbench/experiments/config"
-	"hcbench/experiments/inputs"
-	"hcbench/experiments/item"
-	"hcbench/experiments/memory"
-	"hcbench/experiments/registry"
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/experiments/config"
+	"github.com/hcbench/hcbench/experiments/inputs"
+	"github.com/hcbench/hcbench/experiments/item"
+	"github.com/hcbench/hcbench/experiments/memory"
+	"github.com/hcbench/hcbench/experiments/registry"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 // The memory estimates: what a plan, its items, its records and its tasks hold, in bytes, so

@@ -11,10 +11,10 @@ import (
 	"slices"
 	"text/tabwriter"
 
-	"hcbench/experiments/config"
-	"hcbench/experiments/inputs"
-	"hcbench/experiments/memory"
-	"hcbench/experiments/registry"
+	"github.com/hcbench/hcbench/experiments/config"
+	"github.com/hcbench/hcbench/experiments/inputs"
+	"github.com/hcbench/hcbench/experiments/memory"
+	"github.com/hcbench/hcbench/experiments/registry"
 )
 
 // Task is one algorithm variant on one data item.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/experiments/config"
+	"github.com/hcbench/hcbench/experiments/config"
 )
 
 // TestNewReportsEveryDataSet: problems in the files of several data sets are reported together,

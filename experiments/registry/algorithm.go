@@ -9,9 +9,9 @@ import (
 
 	"golang.org/x/sync/semaphore"
 
-	"hcbench/algorithms/tree"
-	"hcbench/experiments/item"
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/experiments/item"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 // Algorithm is an entry of the algorithm table: what a config's `algorithms:` entry names.

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"hcbench/algorithms/beam"
-	"hcbench/experiments/item"
-	"hcbench/experiments/memory"
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/algorithms/beam"
+	"github.com/hcbench/hcbench/experiments/item"
+	"github.com/hcbench/hcbench/experiments/memory"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 func init() {

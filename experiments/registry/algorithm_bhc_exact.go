@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"hcbench/algorithms/bhc"
-	"hcbench/algorithms/conjugate"
-	"hcbench/experiments/item"
+	"github.com/hcbench/hcbench/algorithms/bhc"
+	"github.com/hcbench/hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/experiments/item"
 )
 
 func init() {

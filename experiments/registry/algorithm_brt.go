@@ -4,9 +4,9 @@ import (
 	"context"
 	"math/rand/v2"
 
-	"hcbench/algorithms/brt"
-	"hcbench/algorithms/conjugate"
-	"hcbench/experiments/item"
+	"github.com/hcbench/hcbench/algorithms/brt"
+	"github.com/hcbench/hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/experiments/item"
 )
 
 func init() {

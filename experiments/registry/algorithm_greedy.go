@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"hcbench/algorithms/greedy"
+	"github.com/hcbench/hcbench/algorithms/greedy"
 )
 
 func init() {

@@ -6,11 +6,11 @@ import (
 	"math"
 	"slices"
 
-	"hcbench/algorithms/linkage"
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/model/correlation"
-	"hcbench/experiments/item"
-	"hcbench/experiments/memory"
+	"github.com/hcbench/hcbench/algorithms/linkage"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model/correlation"
+	"github.com/hcbench/hcbench/experiments/item"
+	"github.com/hcbench/hcbench/experiments/memory"
 )
 
 func init() {

@@ -4,10 +4,10 @@ import (
 	"context"
 	"math/rand/v2"
 
-	"hcbench/algorithms/bhc"
-	"hcbench/algorithms/conjugate"
-	"hcbench/experiments/item"
-	"hcbench/experiments/memory"
+	"github.com/hcbench/hcbench/algorithms/bhc"
+	"github.com/hcbench/hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/experiments/item"
+	"github.com/hcbench/hcbench/experiments/memory"
 )
 
 func init() {

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	"hcbench/algorithms/beam"
-	"hcbench/algorithms/greedy"
-	"hcbench/algorithms/sparsetrellis"
-	"hcbench/algorithms/tree"
-	"hcbench/experiments/item"
-	"hcbench/experiments/memory"
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/algorithms/beam"
+	"github.com/hcbench/hcbench/algorithms/greedy"
+	"github.com/hcbench/hcbench/algorithms/sparsetrellis"
+	"github.com/hcbench/hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/experiments/item"
+	"github.com/hcbench/hcbench/experiments/memory"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 func init() {

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"math"
 
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/trellis"
-	"hcbench/experiments/item"
-	"hcbench/experiments/memory"
-	"hcbench/experiments/results"
-	"hcbench/reports/metrics"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/trellis"
+	"github.com/hcbench/hcbench/experiments/item"
+	"github.com/hcbench/hcbench/experiments/memory"
+	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/reports/metrics"
 )
 
 func init() {

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"hcbench/algorithms/model/modeltest"
-	"hcbench/algorithms/trellis"
-	"hcbench/experiments/item"
+	"github.com/hcbench/hcbench/algorithms/model/modeltest"
+	"github.com/hcbench/hcbench/algorithms/trellis"
+	"github.com/hcbench/hcbench/experiments/item"
 )
 
 // TestTrellisWaitsForMemory: a trellis task whose tables fit the run's memory budget, but not what

@@ -12,13 +12,13 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"hcbench/algorithms/bhc"
-	"hcbench/algorithms/conjugate"
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/tree"
-	"hcbench/experiments/item"
-	"hcbench/experiments/memory"
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/algorithms/bhc"
+	"github.com/hcbench/hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/experiments/item"
+	"github.com/hcbench/hcbench/experiments/memory"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 // What the Bayesian algorithms (bhc, rbhc, embhc, bhc_exact, brt) share: the cluster model they

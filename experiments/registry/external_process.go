@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"hcbench/internal/linelimit"
+	"github.com/hcbench/hcbench/internal/linelimit"
 )
 
 // The programs of an external variant: each runs in its own process group with three pipes, a

@@ -13,13 +13,13 @@ import (
 	"strings"
 	"time"
 
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/model/correlation"
-	"hcbench/algorithms/model/ginkgo"
-	"hcbench/algorithms/tree"
-	"hcbench/experiments/item"
-	"hcbench/experiments/results"
-	"hcbench/internal/linelimit"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model/correlation"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/experiments/item"
+	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/internal/linelimit"
 )
 
 // The external protocol, version 1 (docs/external.md): one JSON line per item on the program's

@@ -17,12 +17,12 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/model/correlation"
-	"hcbench/algorithms/tree"
-	"hcbench/experiments/item"
-	"hcbench/experiments/results"
-	"hcbench/internal/externaltest"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model/correlation"
+	"github.com/hcbench/hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/experiments/item"
+	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/internal/externaltest"
 )
 
 // The tests of the external algorithm run real child processes: the test binary itself, which

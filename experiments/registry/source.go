@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"strconv"
 
-	"hcbench/experiments/item"
+	"github.com/hcbench/hcbench/experiments/item"
 )
 
 // Source is an entry of the data source table: a generator (`generator: NAME`) or a file format

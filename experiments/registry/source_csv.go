@@ -3,7 +3,7 @@ package registry
 import (
 	"context"
 
-	"hcbench/datasets/labelled"
+	"github.com/hcbench/hcbench/datasets/labelled"
 )
 
 func init() {

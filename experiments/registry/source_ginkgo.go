@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"maps"
 
-	"hcbench/algorithms/model"
-	likelihood "hcbench/algorithms/model/ginkgo"
-	"hcbench/datasets/jets"
-	"hcbench/experiments/item"
-	"hcbench/experiments/seeds"
-	"hcbench/generators/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/model"
+	likelihood "github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	"github.com/hcbench/hcbench/datasets/jets"
+	"github.com/hcbench/hcbench/experiments/item"
+	"github.com/hcbench/hcbench/experiments/seeds"
+	"github.com/hcbench/hcbench/generators/ginkgo"
 )
 
 func init() {

@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 
-	"hcbench/datasets/jets"
-	"hcbench/experiments/item"
-	"hcbench/experiments/memory"
-	"hcbench/internal/linelimit"
+	"github.com/hcbench/hcbench/datasets/jets"
+	"github.com/hcbench/hcbench/experiments/item"
+	"github.com/hcbench/hcbench/experiments/memory"
+	"github.com/hcbench/hcbench/internal/linelimit"
 )
 
 func init() {

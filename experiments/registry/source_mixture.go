@@ -3,9 +3,9 @@ package registry
 import (
 	"context"
 
-	"hcbench/experiments/item"
-	"hcbench/experiments/seeds"
-	"hcbench/generators/mixture"
+	"github.com/hcbench/hcbench/experiments/item"
+	"github.com/hcbench/hcbench/experiments/seeds"
+	"github.com/hcbench/hcbench/generators/mixture"
 )
 
 func init() {

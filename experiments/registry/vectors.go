@@ -9,12 +9,12 @@ import (
 	"slices"
 	"strconv"
 
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/model/correlation"
-	"hcbench/datasets/labelled"
-	"hcbench/experiments/item"
-	"hcbench/experiments/memory"
-	"hcbench/experiments/seeds"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model/correlation"
+	"github.com/hcbench/hcbench/datasets/labelled"
+	"github.com/hcbench/hcbench/experiments/item"
+	"github.com/hcbench/hcbench/experiments/memory"
+	"github.com/hcbench/hcbench/experiments/seeds"
 )
 
 // What the sources of labelled feature vectors share: the keys of a table of vectors (pam50 and

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/internal/limittest"
+	"github.com/hcbench/hcbench/internal/limittest"
 )
 
 // Allocation bound of Read: allocPerByte times the input, plus allocConst for the 64 KiB read

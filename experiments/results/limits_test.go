@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/internal/limittest"
+	"github.com/hcbench/hcbench/internal/limittest"
 )
 
 const goodRecord = `{"schema":1,"experiment":"e","key":"k","dataset":"d","item":"0","algorithm":"greedy","algorithm_name":"greedy","params":{},"n":3,"seed":"7","seconds":0.5}` + "\n"

@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"hcbench/internal/linelimit"
+	"github.com/hcbench/hcbench/internal/linelimit"
 )
 
 // ManifestSchema is the version of Manifest written by this build.
@@ -367,7 +367,7 @@ func inOwnCheckout() bool {
 		return false
 	}
 	b, err := os.ReadFile(filepath.Join(top, "go.mod"))
-	return err == nil && strings.HasPrefix(string(b), "module hcbench\n")
+	return err == nil && strings.HasPrefix(string(b), "module github.com/hcbench/hcbench\n")
 }
 
 // git runs a read-only git command in the working directory, giving up after two seconds.

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"sync"
 
-	"hcbench/internal/linelimit"
+	"github.com/hcbench/hcbench/internal/linelimit"
 )
 
 // RecordSchema is the version of Record written by this build.

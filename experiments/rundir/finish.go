@@ -10,10 +10,10 @@ import (
 	"slices"
 	"strings"
 
-	"hcbench/datasets/datafile"
-	"hcbench/experiments/results"
-	"hcbench/reports"
-	"hcbench/reports/webpage"
+	"github.com/hcbench/hcbench/datasets/datafile"
+	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/reports"
+	"github.com/hcbench/hcbench/reports/webpage"
 )
 
 // Finish writes what a whole run (or a merge of shards) ends with, from its manifest m and

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 // TestFinishWritesBenchAndPageWhenAReportFails: a failing report (here an unknown name, which

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"hcbench/datasets/datafile"
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/datasets/datafile"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 // MergeOptions configure Merge.

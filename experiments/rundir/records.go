@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 // Outcome says how a run ended.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/experiments/results"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 // TestLockIsExclusive takes a run's lock twice in one process (flock locks belong to the open

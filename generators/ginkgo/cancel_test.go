@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"hcbench/generators/ginkgo"
-	"hcbench/internal/canceltest"
+	"github.com/hcbench/hcbench/generators/ginkgo"
+	"github.com/hcbench/hcbench/internal/canceltest"
 )
 
 // TestConditionedCancel asks for a leaf count a QCD jet at t_cut 16 (mean 7.6 leaves) almost

@@ -10,9 +10,9 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"hcbench/algorithms/model"
-	likelihood "hcbench/algorithms/model/ginkgo"
-	"hcbench/generators/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/model"
+	likelihood "github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	"github.com/hcbench/hcbench/generators/ginkgo"
 )
 
 // refRun holds statistics of the public 2020 generator, github.com/SebastianMacaluso/ginkgo at

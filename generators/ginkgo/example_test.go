@@ -7,7 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"hcbench/generators/ginkgo"
+	"github.com/hcbench/hcbench/generators/ginkgo"
 )
 
 // The QCD preset is the configuration of the trellis data (ginkgo.md §2): M = 30,

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"hcbench/algorithms/model"
-	likelihood "hcbench/algorithms/model/ginkgo"
-	"hcbench/generators/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/model"
+	likelihood "github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	"github.com/hcbench/hcbench/generators/ginkgo"
 )
 
 // TestExtremeParams is the audit of the shower for the values config validation accepts: at the

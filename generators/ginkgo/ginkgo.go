@@ -14,8 +14,8 @@ import (
 	"math"
 	"math/rand/v2"
 
-	likelihood "hcbench/algorithms/model/ginkgo"
-	"hcbench/datasets/jets"
+	likelihood "github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	"github.com/hcbench/hcbench/datasets/jets"
 )
 
 // Jet types with their reference parameters (ginkgo.md §2).

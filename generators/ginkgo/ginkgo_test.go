@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/algorithms/tree"
-	"hcbench/datasets/jets"
-	"hcbench/generators/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/datasets/jets"
+	"github.com/hcbench/hcbench/generators/ginkgo"
 )
 
 // Tolerances of the invariant checks. The port works in float64 throughout (ginkgo.md §3,

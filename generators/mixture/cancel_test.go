@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"hcbench/internal/canceltest"
+	"github.com/hcbench/hcbench/internal/canceltest"
 )
 
 // TestDrawCancel cancels 200 ms into a draw of about a second: 100 000 Bernoulli components of

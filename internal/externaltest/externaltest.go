@@ -22,9 +22,9 @@ import (
 	"strings"
 	"time"
 
-	"hcbench/algorithms/greedy"
-	"hcbench/algorithms/model/ginkgo"
-	"hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/algorithms/greedy"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/tree"
 )
 
 // Arg is the first argument that makes a test binary this program.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/internal/limittest"
+	"github.com/hcbench/hcbench/internal/limittest"
 )
 
 func readAll(t *testing.T, r *Reader) []string {

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"log"
 
-	"hcbench/algorithms/tree"
-	"hcbench/reports/metrics"
+	"github.com/hcbench/hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/reports/metrics"
 )
 
 // Three A leaves and two B leaves. The pairs of A meet at (0,1) (purity 1) and twice at the root

@@ -14,7 +14,7 @@ import (
 	"math/bits"
 	"slices"
 
-	"hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/algorithms/tree"
 )
 
 // DendrogramPurity returns the dendrogram purities of t, a binary or rose tree whose leaf items

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"testing"
 
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/model/modeltest"
-	"hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model/modeltest"
+	"github.com/hcbench/hcbench/algorithms/tree"
 )
 
 // bruteForce computes both dendrogram purities from their definitions (bayesian.md §10.1),

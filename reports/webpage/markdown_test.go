@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/reports/table"
+	"github.com/hcbench/hcbench/reports/table"
 )
 
 func TestSplitRow(t *testing.T) {

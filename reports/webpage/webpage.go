@@ -22,8 +22,8 @@ import (
 	"strings"
 	"time"
 
-	"hcbench/experiments/results"
-	"hcbench/reports"
+	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/reports"
 )
 
 // File is the name of the page inside the run directory.

@@ -16,9 +16,9 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"hcbench/experiments/results"
-	"hcbench/reports/golden"
-	"hcbench/reports/table"
+	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/reports/golden"
+	"github.com/hcbench/hcbench/reports/table"
 )
 
 // mdReport is one Markdown report of a fixture, written as package reports writes it.

@@ -5,9 +5,9 @@ package conjugatetest
 import (
 	"testing"
 
-	"hcbench/algorithms/conjugate"
-	"hcbench/datasets/datadir/datatest"
-	"hcbench/datasets/labelled"
+	"github.com/hcbench/hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/datasets/datadir/datatest"
+	"github.com/hcbench/hcbench/datasets/labelled"
 )
 
 // Iris30 returns the 50 × 4 iris subset of our reference runs of the authors' Python code:

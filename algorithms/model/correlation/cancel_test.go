@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"hcbench/internal/canceltest"
+	"github.com/hcbench/hcbench/internal/canceltest"
 )
 
 // TestCancelLatency cancels 200 ms into the two long phases of the model: the n² similarities of

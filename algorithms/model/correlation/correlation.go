@@ -34,7 +34,7 @@ import (
 	"math"
 	"slices"
 
-	"hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model"
 )
 
 // Similarity selects how vectors are compared.

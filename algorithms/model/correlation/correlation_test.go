@@ -6,10 +6,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"hcbench/algorithms/logspace"
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/tree"
-	"hcbench/algorithms/trellis"
+	"github.com/hcbench/hcbench/algorithms/logspace"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/algorithms/trellis"
 )
 
 func randomVectors(rng *rand.Rand, n, d int) [][]float64 {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"log"
 
-	"hcbench/algorithms/model/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
 )
 
 // A jet of two massless leaves, back to back in the rest frame of a parent of mass 30

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/model/ginkgo"
-	gen "hcbench/generators/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	gen "github.com/hcbench/hcbench/generators/ginkgo"
 )
 
 // scaleLeaves returns the leaves multiplied by s (which scales every mass² by s²).

@@ -23,8 +23,8 @@ import (
 	"strconv"
 	"strings"
 
-	"hcbench/algorithms/logspace"
-	"hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/logspace"
+	"github.com/hcbench/hcbench/algorithms/model"
 )
 
 // Version selects the split likelihood formula.

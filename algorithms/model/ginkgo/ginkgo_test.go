@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"hcbench/algorithms/model"
-	"hcbench/algorithms/model/ginkgo"
-	"hcbench/algorithms/tree"
-	"hcbench/datasets/datadir/datatest"
-	"hcbench/datasets/jets"
-	gen "hcbench/generators/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/datasets/datadir/datatest"
+	"github.com/hcbench/hcbench/datasets/jets"
+	gen "github.com/hcbench/hcbench/generators/ginkgo"
 )
 
 var (

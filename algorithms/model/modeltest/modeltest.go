@@ -6,7 +6,7 @@ package modeltest
 import (
 	"math"
 
-	"hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model"
 )
 
 // Func is a model over N items whose log ψ(l, r) is Psi(l, r), item sets given as bitmasks (N ≤

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"hcbench/datasets/datadir"
+	"github.com/hcbench/hcbench/datasets/datadir"
 )
 
 // EnvRequire makes a missing data file fail a test instead of skipping it, when set to 1.

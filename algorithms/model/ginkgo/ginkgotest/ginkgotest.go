@@ -6,10 +6,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"hcbench/algorithms/model/ginkgo"
-	"hcbench/datasets/datadir/datatest"
-	"hcbench/datasets/jets"
-	gen "hcbench/generators/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	"github.com/hcbench/hcbench/datasets/datadir/datatest"
+	"github.com/hcbench/hcbench/datasets/jets"
+	gen "github.com/hcbench/hcbench/generators/ginkgo"
 )
 
 // Model returns the split likelihood of a jet's leaves under the jet's own λ, λ_root and t_cut.
