@@ -210,7 +210,7 @@ func TestSubsampleThreshold(t *testing.T) {
 			t.Fatal(err)
 		}
 		rng := rand.New(rand.NewPCG(5, 5))
-		r := randomized{b: b, rng: rng, o: RandomizedOptions{M: mSize}, left: make([]bool, m.Items())}
+		r := newRandomized(b, rng, RandomizedOptions{M: mSize})
 		if _, err := r.cluster(context.Background(), slices.Clone(items[:size])); err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +228,7 @@ func TestSubsampleThreshold(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := g.greedy(context.Background(), items[:size]); err != nil {
+		if _, err := g.greedy(context.Background(), items[:size], g.odds); err != nil {
 			t.Fatal(err)
 		}
 		sameNodes(t, b.nodes, g.nodes, 0)
@@ -336,5 +336,49 @@ func TestRandomizedEvidence(t *testing.T) {
 		if mean > 25 || worst > r.worst {
 			t.Errorf("%s: evidence gap to greedy BHC mean %.2f (bound 25), max %.2f (bound %v)", r.name, mean, worst, r.worst)
 		}
+	}
+}
+
+// countingModel counts the marginal likelihoods of unions that its store computes.
+type countingModel struct {
+	conjugate.Model
+	unions *int
+}
+
+func (m countingModel) NewStore() conjugate.Store {
+	return countingStore{Store: m.Model.NewStore(), unions: m.unions}
+}
+
+type countingStore struct {
+	conjugate.Store
+	unions *int
+}
+
+func (s countingStore) LogMLUnion(a, b int) float64 {
+	*s.unions++
+	return s.Store.LogMLUnion(a, b)
+}
+
+// TestRandomizedScoresPairsOnce checks that RBHC scores each pair of items once within a chain
+// of subsamples drawn from one small set (pairCache): on the 20 000 points of the pinned run
+// rbhc-0/gauss4/n=20000 (m = 50) it computes at most 230 marginal likelihoods of unions per point,
+// where it computed 267 when every subsample scored its pairs afresh (commit 737a59e); the tree
+// is the pinned one either way (TestPinnedTrees).
+func TestRandomizedScoresPairsOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("20 000 points")
+	}
+	const n = 20000
+	var unions int
+	m := countingModel{Model: niw(t, gaussian(t, 1, n, 4, 4), 20), unions: &unions}
+	h, err := Randomized(context.Background(), m, Prior{Alpha: 1}, rand.New(rand.NewPCG(3, 1)), RandomizedOptions{M: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := mergeHash(h.Merges()), pinned["rbhc-0/gauss4/n=20000"].merges; got != want {
+		t.Errorf("merges hash %s, pinned %s", got, want)
+	}
+	if perPoint := float64(unions) / n; perPoint > 230 {
+		t.Errorf("%.1f marginal likelihoods of unions per point, want at most 230", perPoint)
 	}
 }

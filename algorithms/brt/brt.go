@@ -55,11 +55,10 @@
 //
 // Run scores every pair of current trees once with conjugate.Store.LogMLUnion, keeps per node
 // Σ_c log p(D_c|T_c) and the child count, so that all four operations of a pair cost O(1) on top
-// of that one marginal likelihood, and keeps the pairs in a mergeheap.Heap keyed by their best
-// ratio, gathering at each step every pair within TieTolerance of the top to apply the tie rule.
-// Pairs of trees that are gone are skipped when popped, and dropped all at once when they
-// outnumber the live pairs. That is O(n²) marginal likelihoods and O(n² log n) heap work in all,
-// plus O(k log n) at a step where k pairs tie.
+// of that one marginal likelihood, and keeps each pair's best ratio once in a mergeheap.Forest
+// (4n² bytes), gathering at each step every pair within TieTolerance of the top to apply the tie
+// rule. That is O(n²) marginal likelihoods in all, plus the rows of the forest rescanned to find
+// the best pair and the tied ones (O(n) each).
 package brt
 
 import (
@@ -292,8 +291,8 @@ type builder struct {
 	err      error
 }
 
-// MaxItems is the largest n that Run accepts, bhc.MaxItems: the candidate heap holds up to n²/2
-// entries of 24 bytes.
+// MaxItems is the largest n that Run accepts, bhc.MaxItems: the search holds a float64 score for
+// every pair (mergeheap.Forest).
 const MaxItems = bhc.MaxItems
 
 func newBuilder(ctx context.Context, m conjugate.Model, o Options) (*builder, error) {
@@ -305,7 +304,7 @@ func newBuilder(ctx context.Context, m conjugate.Model, o Options) (*builder, er
 		return nil, errors.New("brt: no items")
 	}
 	if n > MaxItems {
-		return nil, fmt.Errorf("brt: %d items is more than greedy search's limit of %d (its candidate heap grows as n²)", n, MaxItems)
+		return nil, fmt.Errorf("brt: %d items is more than greedy search's limit of %d (it holds a score for every pair)", n, MaxItems)
 	}
 	b := &builder{
 		store:    m.NewStore(),
@@ -366,17 +365,14 @@ func (b *builder) ops(a, c int, f float64) [4]option {
 	return out
 }
 
-// candidate returns the pair a, c as a heap entry keyed by its best likelihood ratio.
-func (b *builder) candidate(a, c int) mergeheap.Candidate {
-	if a > c {
-		a, c = c, a
-	}
+// score returns the best likelihood ratio of the operations on the current trees a < c.
+func (b *builder) score(a, c int) float64 {
 	f := b.store.LogMLUnion(a, c)
 	if math.IsNaN(f) || math.IsInf(f, 1) {
 		if b.err == nil {
 			b.err = fmt.Errorf("brt: the marginal likelihood of a cluster of %d items is %v", b.nodes[a].Size+b.nodes[c].Size, f)
 		}
-		return mergeheap.New(math.Inf(-1), a, c, f)
+		return math.Inf(-1)
 	}
 	best := math.Inf(-1)
 	for _, o := range b.ops(a, c, f) {
@@ -384,7 +380,7 @@ func (b *builder) candidate(a, c int) mergeheap.Candidate {
 			best = o.score
 		}
 	}
-	return mergeheap.New(best, a, c, f)
+	return best
 }
 
 // apply makes the node of o, with log f = f, and records the step.
@@ -416,10 +412,10 @@ func (b *builder) apply(o *option, f float64) Step {
 // Run is greedy BRT over all the model's items (see the package documentation for the model, the
 // operations and the tie rule). It needs 0 < o.Gamma < 1 and 1 ≤ m.Items() ≤ MaxItems, and
 // fails if a marginal likelihood is NaN or +Inf (or −Inf for a single item) or ctx is done
-// (looked at before each item's marginal likelihood, every 16 pairs scored, once per step and
-// every 1024 tied pairs). It costs O(n²) marginal likelihoods and O(n² log n) heap work, and
-// holds O(n²) candidates of 24 bytes; steps at which k pairs tie within TieTolerance cost O(k)
-// more.
+// (looked at before each item's marginal likelihood, every 16 pairs scored, once per step, every
+// 64 rows scanned for tied pairs and every 1024 tied pairs). It costs O(n²) marginal likelihoods
+// and holds one float64 per pair (400 MB at n = 10 000); steps at which k pairs tie within
+// TieTolerance cost O(k) marginal likelihoods more.
 func Run(ctx context.Context, m conjugate.Model, o Options) (*Result, error) {
 	b, err := newBuilder(ctx, m, o)
 	if err != nil {
@@ -430,7 +426,7 @@ func Run(ctx context.Context, m conjugate.Model, o Options) (*Result, error) {
 	for i := range roots {
 		roots[i] = i
 	}
-	f, err := mergeheap.NewForest(ctx, roots, b.candidate)
+	f, err := mergeheap.NewForest(ctx, roots, b.score)
 	if err != nil {
 		return nil, err
 	}
@@ -445,20 +441,11 @@ func Run(ctx context.Context, m conjugate.Model, o Options) (*Result, error) {
 		}
 		// Gather every live pair whose best ratio lies within TieTolerance of the best (on data
 		// with many equal points, up to all n²/2 of them at once).
-		tied = append(tied[:0], f.Pop())
-		for {
-			c, ok := f.Peek()
-			if !ok || c.Score < tied[0].Score-TieTolerance {
-				break
-			}
-			if len(tied)%1024 == 0 {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-			}
-			tied = append(tied, f.Pop())
+		top, _ := f.Best()
+		best := top.Score
+		if tied, err = f.AppendWithin(ctx, tied[:0], TieTolerance); err != nil {
+			return nil, err
 		}
-		best := tied[0].Score
 		var pick option
 		var pickF float64
 		found := false
@@ -468,9 +455,12 @@ func Run(ctx context.Context, m conjugate.Model, o Options) (*Result, error) {
 					return nil, err
 				}
 			}
-			for _, op := range b.ops(int(c.A), int(c.B), c.LogML) {
+			// The forest keeps scores only: log f of the union is computed again, from the same
+			// statistics in the same order as when the pair was scored, hence the same value.
+			lf := b.store.LogMLUnion(int(c.A), int(c.B))
+			for _, op := range b.ops(int(c.A), int(c.B), lf) {
 				if op.allowed && op.score >= best-TieTolerance && (!found || op.before(&pick)) {
-					pick, pickF, found = op, c.LogML, true
+					pick, pickF, found = op, lf, true
 				}
 			}
 		}
@@ -481,14 +471,6 @@ func Run(ctx context.Context, m conjugate.Model, o Options) (*Result, error) {
 		steps = append(steps, st)
 		if err := f.Replace(ctx, pick.a, pick.b, st.New); err != nil {
 			return nil, err
-		}
-		for i, c := range tied {
-			if i%1024 == 1023 {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-			}
-			f.Push(c)
 		}
 		if b.err != nil {
 			return nil, b.err

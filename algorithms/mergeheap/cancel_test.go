@@ -17,12 +17,12 @@ func TestNewForestCancel(t *testing.T) {
 	for i := range roots {
 		roots[i] = i
 	}
-	score := func(a, b int) Candidate {
+	score := func(a, b int) float64 {
 		s := float64(a ^ b)
 		for range 200 { // about a microsecond, as a marginal likelihood
 			s = math.Sqrt(s + 1)
 		}
-		return New(s, a, b, 0)
+		return s
 	}
 	canceltest.Run(t, "NewForest of 3000 clusters", 200*time.Millisecond, func(ctx context.Context) error {
 		_, err := NewForest(ctx, roots, score)
@@ -36,7 +36,7 @@ func TestReplaceCancelled(t *testing.T) {
 	for i := range roots {
 		roots[i] = i
 	}
-	score := func(a, b int) Candidate { return New(float64(a*b%7), a, b, 0) }
+	score := func(a, b int) float64 { return float64(a * b % 7) }
 	f, err := NewForest(t.Context(), roots, score)
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +46,7 @@ func TestReplaceCancelled(t *testing.T) {
 	if _, err := NewForest(ctx, roots, score); !errors.Is(err, context.Canceled) {
 		t.Errorf("NewForest: %v, want context.Canceled", err)
 	}
-	c := f.Pop()
+	c, _ := f.Best()
 	if err := f.Replace(ctx, int(c.A), int(c.B), 100); !errors.Is(err, context.Canceled) {
 		t.Errorf("Replace: %v, want context.Canceled", err)
 	}

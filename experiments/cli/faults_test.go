@@ -232,7 +232,7 @@ func TestMemoryRefusedUpFront(t *testing.T) {
 		{"correlation weights of 2e6 points", "version: 1\nname: m\ndatasets:\n  - {name: p, generator: mixture, points: 2000000}\nalgorithms: [greedy]\n",
 			[]string{"algorithms[0] (greedy) cannot run on data set p: an item of 2000000 leaves needs about 29.1 TiB"}},
 		{"bhc on a million points", "version: 1\nname: m\ndatasets:\n  - {name: p, generator: mixture, points: 1000000, split_model: none}\nalgorithms: [bhc]\n",
-			[]string{"algorithms[0] (bhc) cannot run on data set p: an item of 1000000 leaves needs about 43.7 TiB"}},
+			[]string{"algorithms[0] (bhc) cannot run on data set p: an item of 1000000 leaves needs about 5.5 TiB"}},
 		{"2e7 jets, whose plan fits but whose items do not", "version: 1\nname: m\ndatasets:\n  - {name: q, generator: ginkgo, jets: 20000000, t_cut: 16}\nalgorithms: [truth]\n",
 			[]string{"the run would take about", "the 20000000 items of data set q", "the records of data set q"}},
 		{"a beam size whose estimate would overflow", "version: 1\nname: m\ndatasets:\n  - {name: q, generator: ginkgo, jets: 2, t_cut: 16, max_leaves: 9}\nalgorithms: [{name: beam, beam_size: 576460752303423488}]\n",
