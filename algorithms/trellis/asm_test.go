@@ -2,8 +2,10 @@ package trellis
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
 	"github.com/hcbench/hcbench/algorithms/model/ginkgo/ginkgotest"
@@ -70,4 +72,46 @@ func TestAssemblyMatchesGo(t *testing.T) {
 func sameBits(a, b node) bool {
 	return math.Float64bits(a.t) == math.Float64bits(b.t) && math.Float64bits(a.s) == math.Float64bits(b.s) &&
 		math.Float64bits(a.m) == math.Float64bits(b.m) && math.Float64bits(a.z) == math.Float64bits(b.z)
+}
+
+// TestWideMAPTakesSmallParents checks that the wide MAP-only loop takes every parent of a cross
+// sweep but xl = 0 itself, those with one or two splits included, and leaves none to the Go code
+// (a return to Go per such parent cost about 4 % of the MAP-only pass): it may stop only at hi, or
+// at a parent whose slow splits it deferred. TestAssemblyMatchesGo checks the values.
+func TestWideMAPTakesSmallParents(t *testing.T) {
+	if !useAsm || !useWide {
+		t.Skip("no wide loops on this CPU")
+	}
+	m := ginkgotest.Model(t, ginkgotest.RandomJet(t, rand.New(rand.NewPCG(3, 4)), 9), ginkgo.Version2020)
+	const b = 6 // high parts of 3 bits: block 7 has the cross sweeps (1, 6), (2, 5), …
+	tr := build(t, m, Options{blockBits: b, MAPOnly: true, NoCount: true})
+	k := newGinkgoKernel(tr, m)
+	nb := uint32(1) << b
+	sc := make([]acc, nb)
+	const xh = 7
+	var small int
+	for lh := uint32(1); lh < xh; lh++ {
+		tr.reset(sc)
+		k.prepare(xh, sc)
+		p := parentSweep{nodes: unsafe.Pointer(unsafe.SliceData(tr.nodes)), lb: uintptr(lh) << (b + nodeShift), rb: uintptr(xh^lh) << (b + nodeShift)}
+		for xl := uint32(1); xl < nb; xl++ {
+			if sc[xl].skip {
+				continue
+			}
+			if bits.OnesCount32(xl) <= 2 {
+				small++
+			}
+			got := wideMAPParents(&p, sc, xl, nb)
+			if got == nb {
+				break
+			}
+			if p.nSlow == 0 && p.over == 0 {
+				t.Fatalf("sweep (%d, %d): the wide loop left parent %b (%d splits) to the caller", lh, xh^lh, got, 1<<(bits.OnesCount32(got)-1))
+			}
+			xl = got // its slow splits deferred; go on after it
+		}
+	}
+	if small == 0 {
+		t.Fatal("no parent with one or two splits was tried: the test checks nothing")
+	}
 }

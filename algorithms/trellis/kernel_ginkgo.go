@@ -90,10 +90,12 @@ func (k *ginkgoKernel) prepare(xh uint32, sc []acc) {
 			nd.t = 0
 		}
 		nd.s = math.Sqrt(nd.t)
+		logT := math.NaN() // log t, computed once for z and the parent's constants
 		if t.opts.MAPOnly {
 			nd.z = 0
 			if nd.t > 0 {
-				nd.z = -math.Log(nd.t) - 1
+				logT = math.Log(nd.t)
+				nd.z = -logT - 1
 			}
 		}
 		a := &sc[xl]
@@ -101,13 +103,16 @@ func (k *ginkgoKernel) prepare(xh uint32, sc []acc) {
 			a.skip = true
 			continue
 		}
+		if math.IsNaN(logT) { // t = tx here, unless tx is ±0 (a zero t_cut), whose log is −Inf alike
+			logT = math.Log(tx)
+		}
 		l := &k.lam
 		if x == t.full && p.RootLambda == ginkgo.RootLambdaGenerative {
 			l = &k.rootLam
 		}
 		lam, logNorm := l.lam, l.logNorm
 		a.c[gkSP] = nd.s
-		a.c[gkMaxInt] = l.log - math.Log(tx) - logNorm - log4Pi
+		a.c[gkMaxInt] = l.log - logT - logNorm - log4Pi
 		a.c[gkMaxSlope] = -lam / tx
 		a.c[gkMaxLeaf] = math.Log(-math.Expm1(-lam*p.TCut/tx)) - logNorm - log4Pi
 		a.c[gkMaxC] = max(a.c[gkMaxInt], a.c[gkMaxLeaf])
@@ -211,8 +216,9 @@ func (p *parentSweep) store(a *acc) {
 }
 
 // The split loops that run: the Go ones below, or those in assembly (useAsm, which
-// kernel_ginkgo_amd64.go sets), and there the wide ones (useWide, with AVX2) for a parent with at
-// least 4 splits in the sweep (two bits in rest), except MAP-only with a count. Tests switch them.
+// kernel_ginkgo_amd64.go sets), and there the wide ones (useWide, with AVX2): for log Z, a parent
+// with at least 4 splits in the sweep (two bits in rest); for MAP-only without a count, every
+// parent but xl = 0. Tests switch them.
 // runSplits and wideMAPParents call the loops directly, not through function values, which would
 // move sweep's parentSweep to the heap.
 var useAsm, useWide bool

@@ -84,7 +84,7 @@ func runSplits(p *parentSweep, mapOnly, wide bool) {
 
 // wideMAPParents runs MAP-only splits without a count for the sweep's parents xl, xl+1, … up to
 // hi, with the wide loop, and returns where it stopped: at hi; at a parent it left to the caller
-// (one with fewer than 4 splits in the sweep, or all of them without the wide loop), with p.nSlow
+// (xl = 0, whose one split depends on the sweep, or all of them without the wide loop), with p.nSlow
 // and p.over 0; or at a parent whose slow splits it deferred (p.nSlow or p.over set), for the
 // caller to add to that parent's sc entry. p holds the sweep's nodes, lb and rb.
 func wideMAPParents(p *parentSweep, sc []acc, xl, hi uint32) uint32 {
