@@ -2,7 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"image/color"
 	"maps"
 	"math"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/hcbench/hcbench/experiments/results"
@@ -20,7 +18,7 @@ import (
 func init() {
 	Register(Report{
 		Name:  "likelihood_gap",
-		Help:  "for every two algorithms, the mean ± std of their log-likelihood difference on the same items, in the layout of ML4PS 2020 Table 1, overall and by N; how often each reaches the exact MAP; a histogram of each difference",
+		Help:  "per data set, for every two algorithms, the mean ± std of their log-likelihood difference on the same items, in the layout of ML4PS 2020 Table 1, overall (likelihood_gap.csv) and by N (likelihood_gap_by_n.csv); how often each reaches the exact MAP; a histogram of each difference (gap-<data set>-<row>-<column>)",
 		Build: likelihoodGap,
 		Plots: []string{"gap-"},
 	})
@@ -164,15 +162,18 @@ func sortedItemIDs(items map[string]map[string]results.Record) []string {
 	return ids
 }
 
-// likelihoodGap writes likelihood_gap.md and .csv: per data set, the mean ± std of the
-// log-likelihood difference between every two algorithms on the same items, in the layout of
-// ML4PS 2020 Table 1 (row minus column); the same by number of leaves N; how often each algorithm
-// reaches the exact MAP where a trellis ran; and a histogram of each difference
-// (gap-<data set>-<row>-<column>.png and .svg).
+// likelihoodGap writes likelihood_gap.md: per data set, the mean ± std of the log-likelihood
+// difference between every two algorithms on the same items, in the layout of ML4PS 2020 Table 1
+// (row minus column); the same by number of leaves N; how often each algorithm reaches the exact
+// MAP where a trellis ran; and a histogram of each difference (gap-<data set>-<row>-<column>.png
+// and .svg). The CSVs are tidy, one kind of row each, every column of one type:
+// likelihood_gap.csv has a row per data set and pair over all items, likelihood_gap_by_n.csv a
+// row per data set, pair and N.
 func likelihoodGap(in Input, dir string) ([]string, error) {
 	joined := byItem(in, scored)
 	var sections []section
-	csvT := table.Table{Header: []string{"dataset", "n", "row", "column", "items", "mean", "std"}}
+	csvT := table.Table{Header: []string{"dataset", "row", "column", "items", "mean", "std"}}
+	byN := table.Table{Header: []string{"dataset", "n", "row", "column", "items", "mean", "std"}}
 	var files []string
 	for _, ds := range in.Datasets {
 		items := joined[ds]
@@ -207,7 +208,7 @@ func likelihoodGap(in Input, dir string) ([]string, error) {
 		sections = append(sections, section{title: ds + ": log-likelihood difference, mean ± std over items", table: md})
 		for _, g := range pairs {
 			m, s := meanStd(g.diffs)
-			csvT.Rows = append(csvT.Rows, []string{ds, "all", g.row, g.col, strconv.Itoa(len(g.diffs)), num(m), num(s)})
+			csvT.Rows = append(csvT.Rows, []string{ds, g.row, g.col, strconv.Itoa(len(g.diffs)), num(m), num(s)})
 		}
 		if t, ok := gapByN(pairs, items); ok {
 			sections = append(sections, section{title: ds + ": by number of leaves N", table: t})
@@ -215,7 +216,7 @@ func likelihoodGap(in Input, dir string) ([]string, error) {
 				for _, n := range distinctNs(g.ns) {
 					d := diffsAt(g, n)
 					m, s := meanStd(d)
-					csvT.Rows = append(csvT.Rows, []string{ds, strconv.Itoa(n), g.row, g.col, strconv.Itoa(len(d)), num(m), num(s)})
+					byN.Rows = append(byN.Rows, []string{ds, strconv.Itoa(n), g.row, g.col, strconv.Itoa(len(d)), num(m), num(s)})
 				}
 			}
 		}
@@ -235,7 +236,8 @@ func likelihoodGap(in Input, dir string) ([]string, error) {
 		"ML4PS 2020 Table 1 (Ginkgo510, 5000 jets of 5 to 10 leaves): Trellis − Beam Search 0.4 ± 0.5, Trellis − Greedy 1.5 ± 1.1, Beam Search − Greedy 1.1 ± 1.1.",
 		fmt.Sprintf("A tree reaches the exact MAP when its log-likelihood is at least the trellis's minus %g·max(1, |MAP|).", mapTolerance),
 	}
-	tables, err := writeReport(dir, "likelihood_gap", "Likelihood gaps: "+in.Experiment, sections, notes, csvFile{"likelihood_gap.csv", csvT})
+	tables, err := writeReport(dir, "likelihood_gap", "Likelihood gaps: "+in.Experiment, sections, notes,
+		csvFile{"likelihood_gap.csv", csvT}, csvFile{"likelihood_gap_by_n.csv", byN})
 	return append(tables, files...), err
 }
 
@@ -331,35 +333,6 @@ func gapHistogram(dir, ds string, g gapPair) ([]string, error) {
 	p.Title.Text = fmt.Sprintf("%s: %s − %s", ds, g.row, g.col)
 	p.X.Label.Text = "log-likelihood difference"
 	p.Y.Label.Text = "items"
-	p.Add(histogram(g.diffs))
-	return savePlot(p, 5*vg.Inch, 3.5*vg.Inch, filepath.Join(dir, fmt.Sprintf("gap-%s-%s-%s", ds, g.row, g.col)))
-}
-
-// histogram counts values (finite, at least one) in histBins(len(values)) bins of equal width over
-// their range. It does what plotter.NewHist does, but clamps the bin index, since NewHist panics
-// when rounding puts a value just below the maximum into the bin past the last. Equal values get
-// one bin of width max(1, |value|) centred on them, so that the bar has a width and sits over the
-// value.
-func histogram(values []float64) *plotter.Histogram {
-	lo, hi := slices.Min(values), slices.Max(values)
-	n := histBins(len(values))
-	if lo == hi {
-		half := max(1, math.Abs(lo)) / 2
-		n, lo, hi = 1, lo-half, hi+half
-	}
-	w := (hi - lo) / float64(n)
-	bins := make([]plotter.HistogramBin, n)
-	for i := range bins {
-		bins[i].Min, bins[i].Max = lo+float64(i)*w, lo+float64(i+1)*w
-	}
-	bins[n-1].Max = hi
-	for _, v := range values {
-		bins[min(max(int((v-lo)/w), 0), n-1)].Weight++
-	}
-	return &plotter.Histogram{Bins: bins, Width: w, FillColor: color.Gray{Y: 128}, LineStyle: plotter.DefaultLineStyle}
-}
-
-// histBins is about √n bins, between 5 and 50.
-func histBins(n int) int {
-	return min(max(int(math.Sqrt(float64(n))), 5), 50)
+	addHistogram(p, g.diffs)
+	return savePlot(p, 5*vg.Inch, 3.5*vg.Inch, filepath.Join(dir, fmt.Sprintf("gap-%s-%s-%s", FileName(ds), g.row, g.col)))
 }

@@ -16,8 +16,6 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/plot/plotutil"
-
 	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/reports/golden"
 )
@@ -248,7 +246,7 @@ func TestRuntimeOneRecord(t *testing.T) {
 	golden.Check(t, filepath.Join(dir, "runtime.csv"), "runtime_one.csv")
 	shapes, texts := readPlot(t, filepath.Join(dir, "runtime"))
 	// One point and its legend entry.
-	if got := countGlyphs(shapes, plotutil.Color(0), defaultRadius); got != 2 {
+	if got := countGlyphs(shapes, seriesColour(0), defaultRadius); got != 2 {
 		t.Errorf("%d greedy glyphs, want 1 point and 1 in the legend", got)
 	}
 	// The axis runs over the decade 1e-5 to 1e-4 and labels both ends.
@@ -268,7 +266,7 @@ func TestRuntimeEqualMedians(t *testing.T) {
 	}
 	shapes, texts := readPlot(t, filepath.Join(dir, "runtime"))
 	for i, a := range jetRecords().Algorithms {
-		if got := countGlyphs(shapes, plotutil.Color(i), defaultRadius); got != 3 {
+		if got := countGlyphs(shapes, seriesColour(i), defaultRadius); got != 3 {
 			t.Errorf("%s: %d glyphs, want 2 points (N = 5, 6) and 1 in the legend", a, got)
 		}
 	}
@@ -314,15 +312,17 @@ func TestRuntimePlotPoints(t *testing.T) {
 	}
 	shapes, _ := readPlot(t, filepath.Join(dir, "runtime"))
 	for i, a := range []string{"greedy", "exact"} {
-		if got := countGlyphs(shapes, plotutil.Color(i), defaultRadius); got != 4 {
+		if got := countGlyphs(shapes, seriesColour(i), defaultRadius); got != 4 {
 			t.Errorf("%s: %d glyphs, want 3 points and 1 in the legend", a, got)
 		}
 	}
 }
 
 // TestZVsMAPPlots counts the points of jetRecords' trellis: items 0, 1 at N = 5 and 2, 3 at N = 6,
-// each N a colour with a legend entry; and log Z − MAP = 2.75, 3, 3.25, 4.125 in 5 bins of
-// width 0.275 from 2.75: counts 2, 1, 0, 0, 1.
+// each N a colour with a legend entry; and log Z − MAP = 2.75, 3, 3.25, 4.125 in bins of width 1
+// from 2 (Sturges' 1.375/3 and Freedman–Diaconis' 0.669 round up to 0.5 and 1; see histBins:
+// numpy's "auto" takes the narrower, 0.458, which rounds to 0.5): [2, 2.5) empty, then 1, 2, 0, 0,
+// 1 from 2.5 to 4.5.
 func TestZVsMAPPlots(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := Write(context.Background(), []string{"z_vs_map"}, jetRecords(), dir); err != nil {
@@ -339,7 +339,7 @@ func TestZVsMAPPlots(t *testing.T) {
 		}
 	}
 	shapes, _ = readPlot(t, filepath.Join(dir, "z_minus_map"))
-	checkHistogram(t, shapes, []int{2, 1, 0, 0, 1})
+	checkHistogram(t, shapes, []int{1, 2, 0, 1})
 }
 
 // TestZVsMAPOneRecord is the smallest z_vs_map report: one item, so one point (the plot's range
@@ -482,11 +482,12 @@ func cieLab(c color.Color) [3]float64 {
 }
 
 // TestGapHistograms checks the bars of jetRecords' three gap histograms (item 2 has a −Inf greedy
-// tree and is left out of the pairs with greedy), each 5 bins over the range of its differences:
+// tree and is left out of the pairs with greedy), in bins of Sturges' width (narrower than
+// Freedman–Diaconis' for so few values) rounded up to a round number, from a multiple of it:
 //
-//	trellis − beam:   0, 0.75, 0.5, 0 in bins of 0.15 from 0: 2, 0, 0, 1, 1
-//	trellis − greedy: 1.25, 1, 0 in bins of 0.25 from 0:      1, 0, 0, 0, 2
-//	beam − greedy:    1.25, 0.25, 0 in bins of 0.25 from 0:   1, 1, 0, 0, 1
+//	trellis − beam:   0, 0.75, 0.5, 0: width 0.75/3 = 0.25, bins from 0: 2, 0, 1, 1
+//	trellis − greedy: 1.25, 1, 0: 1.25/2.58 rounds to 0.5, bins from 0: 1, 0, 2
+//	beam − greedy:    1.25, 0.25, 0: 0.5 from 0:                        2, 0, 1
 func TestGapHistograms(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := Write(context.Background(), []string{"likelihood_gap"}, jetRecords(), dir); err != nil {
@@ -496,9 +497,9 @@ func TestGapHistograms(t *testing.T) {
 		pair   string
 		counts []int
 	}{
-		{"trellis-beam", []int{2, 0, 0, 1, 1}},
-		{"trellis-greedy", []int{1, 0, 0, 0, 2}},
-		{"beam-greedy", []int{1, 1, 0, 0, 1}},
+		{"trellis-beam", []int{2, 0, 1, 1}},
+		{"trellis-greedy", []int{1, 0, 2}},
+		{"beam-greedy", []int{2, 0, 1}},
 	} {
 		t.Run(c.pair, func(t *testing.T) {
 			shapes, _ := readPlot(t, filepath.Join(dir, "gap-jets-"+c.pair))
@@ -530,26 +531,92 @@ func TestLikelihoodGapOneItem(t *testing.T) {
 }
 
 func TestHistogram(t *testing.T) {
-	// Counts and ranges by hand. plotter.NewHist panics on the first (found by a random search):
+	// Counts and ranges by hand. plotter.NewHist panicked on the first (found by a random search):
 	// 153.99999999999997, one ulp below the maximum, divides to exactly 5 bin widths of 69.25 from
-	// the minimum, past the last bin.
+	// the minimum, past the last bin. Here Sturges' width 346.25/2.58 = 134 rounds to 200, from
+	// −200. One value, or all equal: a narrow bin centred on it, a fifth of max(0.5, 5% of |v|)
+	// wide. Integers 3, 4, 4, 5, 7: Sturges' 1.2 and Freedman–Diaconis' 1.17 round up to a whole 2,
+	// with edges halfway between whole numbers. 0, 0.5, 1: width 0.387 rounds to 0.5; the maximum
+	// is on an edge, and so in a bin of its own, [1, 1.5), not cut off at the end of the last.
 	for _, c := range []struct {
 		values []float64
 		counts []float64
 		lo, hi float64
 	}{
-		{[]float64{-192.25, 153.99999999999997, 154}, []float64{1, 0, 0, 0, 2}, -192.25, 154},
-		// One value: one bin of width max(1, |v|) centred on it.
-		{[]float64{0}, []float64{1}, -0.5, 0.5},
-		{[]float64{-40, -40}, []float64{2}, -60, -20},
+		{[]float64{-192.25, 153.99999999999997, 154}, []float64{1, 2}, -200, 200},
+		{[]float64{0}, []float64{1}, -0.05, 0.05},
+		{[]float64{-40, -40}, []float64{2}, -40.2, -39.8},
+		{[]float64{3, 4, 4, 5, 7}, []float64{1, 3, 1}, 1.5, 7.5},
+		{[]float64{0, 0.5, 1}, []float64{1, 1, 1}, 0, 1.5},
+		// Float noise below 0 is 0 (width 0.25 from 0), not a bin [−0.25, 0) of its own.
+		{[]float64{-1e-14, 0, 1e-15, 0.5, 0.75}, []float64{3, 0, 1, 1}, 0, 1},
 	} {
-		h := histogram(c.values)
+		h, _, _ := histogram(c.values)
 		var counts []float64
 		for _, b := range h.Bins {
 			counts = append(counts, b.Weight)
 		}
 		if !slices.Equal(counts, c.counts) || h.Bins[0].Min != c.lo || h.Bins[len(h.Bins)-1].Max != c.hi {
 			t.Errorf("histogram(%v): counts %v over [%g, %g]; want %v over [%g, %g]", c.values, counts, h.Bins[0].Min, h.Bins[len(h.Bins)-1].Max, c.counts, c.lo, c.hi)
+		}
+	}
+}
+
+// TestRuntimeLegendOutsidePanels: nightly's runtime legend had 20 entries over a third of the
+// data. It is now one column right of the panels (a panel per group of unlikeInput, each filling
+// its tile white): every algorithm has exactly one glyph there, in its colour, and no glyph there
+// is inside a panel.
+func TestRuntimeLegendOutsidePanels(t *testing.T) {
+	dir := t.TempDir()
+	in := unlikeInput()
+	if _, err := Write(context.Background(), []string{"runtime"}, in, dir); err != nil {
+		t.Fatal(err)
+	}
+	shapes, _ := readPlot(t, filepath.Join(dir, "runtime"))
+	right := math.Inf(-1) // the right edge of the panels
+	tiles := 0
+	for _, s := range shapes[1:] { // the first is the figure's background
+		if s.colour == svgColour(color.White) {
+			right = max(right, s.maxX)
+			tiles++
+		}
+	}
+	if tiles != len(unlikeGroups) {
+		t.Fatalf("%d panels, want %d", tiles, len(unlikeGroups))
+	}
+	for i, a := range in.Algorithms {
+		var legend []svgShape
+		for _, s := range shapes {
+			if s.minX > right {
+				legend = append(legend, s)
+			}
+		}
+		if got := countGlyphs(legend, seriesColour(i), defaultRadius); got != 1 {
+			t.Errorf("%s: %d glyphs right of the panels, want 1 legend entry", a, got)
+		}
+	}
+}
+
+// TestPlainTicks: gonum labelled the z_vs_map axes "-7.50", "2.50", "12.50"; plainTicks labels
+// the same ticks "-7.5", "2.5", "12.5": no trailing zero after a point, and each label the tick's
+// value to 1e-9.
+func TestPlainTicks(t *testing.T) {
+	for _, r := range [][2]float64{{-7.5, 12.5}, {0, 5}, {-72.5, -67.5}, {0.001, 0.0042}} {
+		labels := 0
+		for _, tk := range (plainTicks{}).Ticks(r[0], r[1]) {
+			if tk.Label == "" {
+				continue
+			}
+			labels++
+			if strings.Contains(tk.Label, ".") && strings.HasSuffix(tk.Label, "0") {
+				t.Errorf("%v: label %q has a trailing zero", r, tk.Label)
+			}
+			if v, err := strconv.ParseFloat(tk.Label, 64); err != nil || math.Abs(v-tk.Value) > 1e-9*max(1, math.Abs(v)) {
+				t.Errorf("%v: label %q of tick %g", r, tk.Label, tk.Value)
+			}
+		}
+		if labels < 2 {
+			t.Errorf("%v: %d labels, want at least 2", r, labels)
 		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 func init() {
 	Register(Report{
 		Name:  "purity",
-		Help:  "for labelled data: dendrogram purity (leaf- and pair-weighted), flat and adjusted purity per algorithm; for up to 50 items, a row per item with each tree's gap to the exact MAP and its purity; with the trellis's count_map_trees, the number of trees that reach the MAP and the range of their purity",
+		Help:  "for labelled data, per data set: dendrogram purity (leaf- and pair-weighted), flat and adjusted purity per algorithm (purity.csv); for up to 50 items, a row per item with each tree's gap to the exact MAP and its purity (purity_by_item.csv); with the trellis's count_map_trees, the number of trees that reach the MAP and the range of their purity",
 		Build: purity,
 	})
 }
@@ -25,15 +25,18 @@ const perItemLimit = 50
 // dendrogram purities (leaf- and pair-weighted) and, for algorithms with a flat clustering, of the
 // flat and adjusted purities; where the trellis recorded its MAP ties, how many trees reach the
 // MAP and how far their purities spread; and, for data sets of at most 50 items (pam50
-// subsamples), a row per item with each tree's gap to the exact MAP and its dendrogram purity (in
-// the CSV, every purity, the gap at full precision and the MAP ties). Leaves of unknown class are
-// left out of the purities; the tables say how many were.
+// subsamples), a row per item with each tree's gap to the exact MAP and its dendrogram purity.
+// The CSVs are tidy, one kind of row each: purity.csv has the means per data set and algorithm,
+// purity_by_item.csv (up to 50 items a data set) a row per item and algorithm with every purity,
+// the gap at full precision and the MAP ties. Leaves of unknown class are left out of the
+// purities; the tables say how many were.
 func purity(in Input, dir string) ([]string, error) {
 	joined := byItem(in, anyRecord)
 	var sections []section
-	csvT := table.Table{Header: []string{"dataset", "item", "algorithm", "items", "labelled_leaves", "leaves",
-		"dp_leaf_mean", "dp_leaf_std", "dp_pair_mean", "dp_pair_std", "flat_mean", "flat_std", "adjusted_mean", "adjusted_std",
-		"map_minus_loglik", "map_trees", "map_dp_pair_min", "map_dp_pair_max"}}
+	csvT := table.Table{Header: []string{"dataset", "algorithm", "items", "labelled_leaves", "leaves",
+		"dp_leaf_mean", "dp_leaf_std", "dp_pair_mean", "dp_pair_std", "flat_mean", "flat_std", "adjusted_mean", "adjusted_std"}}
+	itemCSV := table.Table{Header: []string{"dataset", "item", "algorithm", "n", "labelled_leaves",
+		"dp_leaf", "dp_pair", "flat", "adjusted", "map_minus_loglik", "map_trees", "map_dp_pair_min", "map_dp_pair_max"}}
 	anyTies := false
 	for _, ds := range in.Datasets {
 		items := joined[ds]
@@ -67,8 +70,8 @@ func purity(in Input, dir string) ([]string, error) {
 			am, as := meanStd(adj)
 			md.Rows = append(md.Rows, []string{a, strconv.Itoa(n), fmt.Sprintf("%d of %d", labelled, leaves),
 				pm(lm, ls), pm(pmn, ps), pm(fm, fs), pm(am, as)})
-			csvT.Rows = append(csvT.Rows, []string{ds, "", a, strconv.Itoa(n), strconv.Itoa(labelled), strconv.Itoa(leaves),
-				num(lm), num(ls), num(pmn), num(ps), num(fm), num(fs), num(am), num(as), "", "", "", ""})
+			csvT.Rows = append(csvT.Rows, []string{ds, a, strconv.Itoa(n), strconv.Itoa(labelled), strconv.Itoa(leaves),
+				num(lm), num(ls), num(pmn), num(ps), num(fm), num(fs), num(am), num(as)})
 		}
 		sections = append(sections, section{title: ds + ": purity, mean ± std over items", table: md})
 		if t, ok := mapTiesTable(in, items); ok {
@@ -78,7 +81,7 @@ func purity(in Input, dir string) ([]string, error) {
 		if len(items) <= perItemLimit {
 			t, rows := purityPerItem(in, ds, items)
 			sections = append(sections, section{title: ds + ": per item", table: t})
-			csvT.Rows = append(csvT.Rows, rows...)
+			itemCSV.Rows = append(itemCSV.Rows, rows...)
 		}
 	}
 	notes := []string{
@@ -92,7 +95,8 @@ func purity(in Input, dir string) ([]string, error) {
 			"Why they tie under the correlation-clustering energy: every pair is cut once, at its lowest common ancestor, and kept inside a child at every split above it, so a tree's energy is Σ_{w>0} w, the same for all trees, plus c·Σ_{w<0} |w|·depth(lca), with c = 1 or 2 (within_pairs). The positive weights do not shape the MAP tree at all, and greedy, which pays nothing to merge a pair of weight ≤ 0, joins dissimilar items first; average linkage on the weights is the meaningful baseline.",
 		)
 	}
-	return writeReport(dir, "purity", "Purity: "+in.Experiment, sections, notes, csvFile{"purity.csv", csvT})
+	return writeReport(dir, "purity", "Purity: "+in.Experiment, sections, notes,
+		csvFile{"purity.csv", csvT}, csvFile{"purity_by_item.csv", itemCSV})
 }
 
 func hasLabels(items map[string]map[string]results.Record) bool {
@@ -203,8 +207,8 @@ func purityPerItem(in Input, ds string, items map[string]map[string]results.Reco
 						mt = []string{num(tt.trees), num(tt.lo), num(tt.hi)}
 					}
 				}
-				rows = append(rows, append([]string{ds, id, a, "1", strconv.Itoa(r.LabelledLeaves), strconv.Itoa(r.N),
-					num(*r.DendrogramPurity), "", num(deref(r.DendrogramPurityPair)), "", num(deref(r.FlatPurity)), "", num(deref(r.AdjustedPurity)), "",
+				rows = append(rows, append([]string{ds, id, a, strconv.Itoa(r.N), strconv.Itoa(r.LabelledLeaves),
+					num(*r.DendrogramPurity), num(deref(r.DendrogramPurityPair)), num(deref(r.FlatPurity)), num(deref(r.AdjustedPurity)),
 					num(gap(a))}, mt...))
 			}
 			row = append(row, cell)

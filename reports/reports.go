@@ -31,6 +31,9 @@ type Input struct {
 	Datasets   []string // data set names, in config order
 	Algorithms []string // algorithm labels, in config order
 	Records    []results.Record
+	// Options are the options of the reports that have them (Report.NewOptions), by report name,
+	// as the config sets them; a report not here runs with its defaults.
+	Options map[string]any
 }
 
 // Report is an entry of the report table: what a config's `reports:` names. Adding a report is
@@ -44,6 +47,21 @@ type Report struct {
 	// Plots are the file-name prefixes of the plots it draws (beyond files named after the
 	// report), by which index.html puts a plot in the report's section.
 	Plots []string
+	// NewOptions returns the report's options set to their defaults, nil for a report without
+	// options: a pointer to a struct whose exported fields carry the tags that config decodes
+	// (yaml, help, and default, which must agree with the value NewOptions sets), as an
+	// algorithm's parameters do (see experiments/registry.Params). A config sets them in the
+	// report's entry: reports: [summary, {name: dendrograms, height: log_odds}].
+	NewOptions func() any
+}
+
+// optionsOf returns the options of report name that in holds, or its defaults.
+func optionsOf[T any](in Input, name string) *T {
+	if o, ok := in.Options[name].(*T); ok {
+		return o
+	}
+	r, _ := Lookup(name)
+	return r.NewOptions().(*T)
 }
 
 var (
@@ -106,7 +124,8 @@ func Check(names []string) error {
 
 // Write builds the named reports into dir (created if needed) and returns the paths written.
 //
-// The reports see the records sorted by data set and algorithm (config order) and item id, so
+// The reports see a data set whose records carry several models split by model (splitModels), so
+// that no report pools unlike data by grouping on Record.Dataset. They see the records sorted by data set and algorithm (config order) and item id, so
 // that what they write does not depend on the order the tasks finished in (the order of
 // results.jsonl): float sums taken in another order differ in the last bits. A report that fails,
 // or panics on a bug, does not stop the others; the errors of all of them are returned together.
@@ -115,6 +134,7 @@ func Write(ctx context.Context, names []string, in Input, dir string) ([]string,
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	in = splitModels(in)
 	in.Records = sortedRecords(in)
 	var files []string
 	var errs []error

@@ -186,9 +186,10 @@ func TestLikelihoodGapGolden(t *testing.T) {
 	}
 	golden.Check(t, filepath.Join(dir, "likelihood_gap.md"), "likelihood_gap.md")
 	golden.Check(t, filepath.Join(dir, "likelihood_gap.csv"), "likelihood_gap.csv")
+	golden.Check(t, filepath.Join(dir, "likelihood_gap_by_n.csv"), "likelihood_gap_by_n.csv")
 	// One histogram per pair of the three algorithms, as PNG and SVG (TestGapHistograms checks
 	// their bars).
-	if len(files) != 2+3*2 {
+	if len(files) != 3+3*2 {
 		t.Errorf("wrote %d files: %v", len(files), files)
 	}
 }
@@ -265,6 +266,7 @@ func TestPurityGolden(t *testing.T) {
 	}
 	golden.Check(t, filepath.Join(dir, "purity.md"), "purity.md")
 	golden.Check(t, filepath.Join(dir, "purity.csv"), "purity.csv")
+	golden.Check(t, filepath.Join(dir, "purity_by_item.csv"), "purity_by_item.csv")
 }
 
 func TestDendrograms(t *testing.T) {

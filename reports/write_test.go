@@ -78,8 +78,8 @@ func TestReportsIgnoreRecordOrder(t *testing.T) {
 	}
 	in := orderInput()
 	want := tables(in)
-	if len(want) != 13 {
-		t.Fatalf("wrote %d tables, want 13", len(want))
+	if len(want) != 15 {
+		t.Fatalf("wrote %d tables, want 15", len(want))
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for k := range 5 {

@@ -2,7 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"github.com/hcbench/hcbench/experiments/results"
 	"image/color"
 	"math"
 	"path/filepath"
@@ -15,25 +14,27 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/reports/table"
 )
 
 func init() {
 	Register(Report{
 		Name:  "z_vs_map",
-		Help:  "log Z against the exact MAP per item, coloured by N, with y = x (ML4PS 2020 Fig. 3), and the distribution of log Z − MAP",
+		Help:  "per data set, log Z against the exact MAP per item, coloured by N, with y = x (ML4PS 2020 Fig. 3), and the distribution of log Z − MAP: tables by N and plots with a panel per data set",
 		Build: zVsMAP,
 		Plots: []string{"z_vs_map", "z_minus_map"},
 	})
 }
 
 // zVsMAP plots log Z against the MAP log-likelihood of every exact trellis record (ML4PS 2020
-// Fig. 3), one colour per number of leaves N, with the line y = x, as z_vs_map.png and .svg;
-// and the distribution of log Z − MAP as z_minus_map.png and .svg. It lists per N the mean ± std of
-// both and of their difference in z_vs_map.md and .csv.
+// Fig. 3), one colour per number of leaves N, with the line y = x, a panel per data set, as
+// z_vs_map.png and .svg; and the distribution of log Z − MAP, a panel per data set, as
+// z_minus_map.png and .svg. It lists per data set and N the mean ± std of both and of
+// their difference in z_vs_map.md and .csv. Data sets are never pooled: their models put the MAP
+// on different scales (Ginkgo jets near −70, pam50 subsamples near −5).
 func zVsMAP(in Input, dir string) ([]string, error) {
-	byN := map[int]plotter.XYs{}
-	var diffs []float64
+	byDS := map[string]map[int]plotter.XYs{}
 	// In Write's record order, so that the sums below are the same every run. An item run by
 	// several trellis variants (which agree on log Z and the MAP) is one point, its first record's.
 	seen := map[[2]string]bool{}
@@ -50,53 +51,93 @@ func zVsMAP(in Input, dir string) ([]string, error) {
 		if math.IsInf(z, -1) || math.IsInf(m, -1) {
 			continue
 		}
-		byN[r.N] = append(byN[r.N], plotter.XY{X: m, Y: z})
-		diffs = append(diffs, z-m)
+		if byDS[r.Dataset] == nil {
+			byDS[r.Dataset] = map[int]plotter.XYs{}
+		}
+		byDS[r.Dataset][r.N] = append(byDS[r.Dataset][r.N], plotter.XY{X: m, Y: z})
 	}
+
+	csvT := table.Table{Header: []string{"dataset", "n", "items", "map_mean", "map_std", "logz_mean", "logz_std", "diff_mean", "diff_std"}}
+	var sections []section
+	for _, ds := range in.Datasets {
+		byN := byDS[ds]
+		if len(byN) == 0 {
+			continue
+		}
+		md := table.Table{Header: []string{"N", "items", "MAP", "log Z", "log Z − MAP"}, Numeric: []bool{true, true, true, true, true}}
+		for _, n := range sortedNs(byN) {
+			var ms, zs, dd []float64
+			for _, xy := range byN[n] {
+				ms, zs, dd = append(ms, xy.X), append(zs, xy.Y), append(dd, xy.Y-xy.X)
+			}
+			mm, msd := meanStd(ms)
+			zm, zsd := meanStd(zs)
+			dm, dsd := meanStd(dd)
+			md.Rows = append(md.Rows, []string{strconv.Itoa(n), strconv.Itoa(len(ms)), pm(mm, msd), pm(zm, zsd), pm(dm, dsd)})
+			csvT.Rows = append(csvT.Rows, []string{ds, strconv.Itoa(n), strconv.Itoa(len(ms)), num(mm), num(msd), num(zm), num(zsd), num(dm), num(dsd)})
+		}
+		sections = append(sections, section{title: ds + ": by number of leaves N (mean ± std)", table: md})
+	}
+	notes := []string{
+		"Records of the exact trellis in mode full with a finite MAP and log Z, per data set; the scatter is z_vs_map.png / .svg, the distribution of log Z − MAP z_minus_map.png / .svg, each with a panel per data set. ML4PS 2020 Fig. 3 shows the same for Ginkgo510.",
+		fmt.Sprintf("The points are coloured by N from dark blue (smallest) through red to yellow (largest); with more than %d values of N the legend lists every few.", legendMax),
+	}
+	files, err := writeReport(dir, "z_vs_map", "log Z against the MAP: "+in.Experiment, sections, notes, csvFile{"z_vs_map.csv", csvT})
+	if err != nil {
+		return files, err
+	}
+	var scatters, hists []*plot.Plot
+	for _, ds := range in.Datasets {
+		if len(byDS[ds]) == 0 {
+			continue
+		}
+		sp, hp, err := zVsMAPPanels(ds, byDS[ds])
+		if err != nil {
+			return files, err
+		}
+		scatters, hists = append(scatters, sp), append(hists, hp)
+	}
+	if len(scatters) == 0 {
+		return files, nil
+	}
+	plots, err := savePanels("log Z against the MAP: "+in.Experiment, scatters, nil, 4.5*vg.Inch, 4.5*vg.Inch, filepath.Join(dir, "z_vs_map"))
+	files = append(files, plots...)
+	if err != nil {
+		return files, err
+	}
+	plots, err = savePanels("log Z − MAP: "+in.Experiment, hists, nil, 4.5*vg.Inch, 3.2*vg.Inch, filepath.Join(dir, "z_minus_map"))
+	return append(files, plots...), err
+}
+
+// sortedNs returns the keys of byN, ascending.
+func sortedNs(byN map[int]plotter.XYs) []int {
 	var ns []int
 	for n := range byN {
 		ns = append(ns, n)
 	}
 	slices.Sort(ns)
+	return ns
+}
 
-	md := table.Table{Header: []string{"N", "items", "MAP", "log Z", "log Z − MAP"}, Numeric: []bool{true, true, true, true, true}}
-	csvT := table.Table{Header: []string{"n", "items", "map_mean", "map_std", "logz_mean", "logz_std", "diff_mean", "diff_std"}}
-	for _, n := range ns {
-		var ms, zs, ds []float64
-		for _, xy := range byN[n] {
-			ms, zs, ds = append(ms, xy.X), append(zs, xy.Y), append(ds, xy.Y-xy.X)
-		}
-		mm, msd := meanStd(ms)
-		zm, zsd := meanStd(zs)
-		dm, dsd := meanStd(ds)
-		md.Rows = append(md.Rows, []string{strconv.Itoa(n), strconv.Itoa(len(ms)), pm(mm, msd), pm(zm, zsd), pm(dm, dsd)})
-		csvT.Rows = append(csvT.Rows, []string{strconv.Itoa(n), strconv.Itoa(len(ms)), num(mm), num(msd), num(zm), num(zsd), num(dm), num(dsd)})
-	}
-	notes := []string{
-		"Records of the exact trellis in mode full with a finite MAP and log Z; the scatter is z_vs_map.png / .svg, the distribution of log Z − MAP z_minus_map.png / .svg. ML4PS 2020 Fig. 3 shows the same for Ginkgo510.",
-		fmt.Sprintf("The points are coloured by N from dark blue (smallest) through red to yellow (largest); with more than %d values of N the legend lists every few.", legendMax),
-	}
-	files, err := writeReport(dir, "z_vs_map", "log Z against the MAP: "+in.Experiment, []section{{title: "By number of leaves N (mean ± std)", table: md}}, notes, csvFile{"z_vs_map.csv", csvT})
-	if err != nil {
-		return files, err
-	}
-	if len(ns) == 0 {
-		return files, nil
-	}
-
+// zVsMAPPanels draws one data set's panels: the scatter of (MAP, log Z) points by N, with its
+// legend in the empty corner below the diagonal, and the histogram of log Z − MAP.
+func zVsMAPPanels(ds string, byN map[int]plotter.XYs) (*plot.Plot, *plot.Plot, error) {
+	ns := sortedNs(byN)
 	colours, err := nColours(len(ns))
 	if err != nil {
-		return files, err
+		return nil, nil, err
 	}
 	p := plot.New()
-	p.Title.Text = "log Z against the MAP: " + in.Experiment
+	p.Title.Text = ds
 	p.X.Label.Text = "MAP log-likelihood"
 	p.Y.Label.Text = "log Z"
 	p.Add(plotter.NewGrid())
 	lo, hi := math.Inf(1), math.Inf(-1)
+	var diffs []float64
 	for _, n := range ns {
 		for _, xy := range byN[n] {
 			lo, hi = min(lo, xy.X, xy.Y), max(hi, xy.X, xy.Y)
+			diffs = append(diffs, xy.Y-xy.X)
 		}
 	}
 	ref := plotter.NewFunction(func(x float64) float64 { return x })
@@ -108,7 +149,7 @@ func zVsMAP(in Input, dir string) ([]string, error) {
 	for i, n := range ns {
 		s, err := plotter.NewScatter(byN[n])
 		if err != nil {
-			return files, err
+			return nil, nil, err
 		}
 		s.Color = colours[i]
 		s.Shape = draw.CircleGlyph{}
@@ -121,21 +162,16 @@ func zVsMAP(in Input, dir string) ([]string, error) {
 	// At least half a nat on each side, so that one point (or all on one spot) has a range.
 	pad := max((hi-lo)*0.03, 0.5)
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo-pad, hi+pad, lo-pad, hi+pad
+	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
 	// The corner below the diagonal (MAP ≤ log Z always) is empty.
 	p.Legend.Top, p.Legend.Left = false, false
-	plots, err := savePlot(p, 6*vg.Inch, 6*vg.Inch, filepath.Join(dir, "z_vs_map"))
-	files = append(files, plots...)
-	if err != nil {
-		return files, err
-	}
 
 	h := plot.New()
-	h.Title.Text = "log Z − MAP: " + in.Experiment
+	h.Title.Text = ds
 	h.X.Label.Text = "log Z − MAP log-likelihood"
 	h.Y.Label.Text = "items"
-	h.Add(histogram(diffs))
-	plots, err = savePlot(h, 5*vg.Inch, 3.5*vg.Inch, filepath.Join(dir, "z_minus_map"))
-	return append(files, plots...), err
+	addHistogram(h, diffs)
+	return p, h, nil
 }
 
 // legendMax is the most values of N the z_vs_map legend lists one by one.

@@ -87,17 +87,27 @@ func TestParseMarkdown(t *testing.T) {
 	}
 }
 
-func TestStripProlog(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{"<?xml version=\"1.0\"?>\n<!-- c -->\n<svg width=\"1\">x</svg>\n", "<svg width=\"1\">x</svg>"},
-		{"<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"svg11.dtd\">\n<svg>y</svg>", "<svg>y</svg>"},
-		{"<!-- <svgfoo> -->\n<svg\n width=\"2\"/>", "<svg\n width=\"2\"/>"},
+// TestSVGSize reads the size of a plot as the page gives it to its <img>: gonum writes points
+// (4/3 CSS pixels each); other units convert at 96 pixels to the inch; a missing or relative size
+// is 0 (the browser sizes the image); a file without an <svg> element is refused.
+func TestSVGSize(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		w, h int
+	}{
+		{"<?xml version=\"1.0\"?>\n<!-- c -->\n<svg width=\"432pt\" height=\"288pt\" viewBox=\"0 0 432 288\">x</svg>", 576, 384},
+		{"<!-- <svgfoo> -->\n<svg\n width='1in' height=\"2.54cm\"/>", 96, 96},
+		{"<svg width=\"100\" height=\"50px\">", 100, 50},
+		{"<svg width=\"100%\">y</svg>", 0, 0},
+		{"<svg>", 0, 0},
 	} {
-		if got, ok := stripProlog(c.in); !ok || got != c.want {
-			t.Errorf("stripProlog(%q) = %q, %v; want %q", c.in, got, ok, c.want)
+		if w, h, ok := svgSize(c.in); !ok || w != c.w || h != c.h {
+			t.Errorf("svgSize(%q) = %d, %d, %v; want %d, %d", c.in, w, h, ok, c.w, c.h)
 		}
 	}
-	if _, ok := stripProlog("<html></html>"); ok {
-		t.Error("a file without <svg> accepted")
+	for _, bad := range []string{"<html></html>", "<svgfoo>"} {
+		if _, _, ok := svgSize(bad); ok {
+			t.Errorf("%q accepted as SVG", bad)
+		}
 	}
 }

@@ -1,10 +1,13 @@
-// Package webpage builds index.html for a run directory: one self-contained page that shows the
-// run at a glance in a browser opened from disk, with no server and no network. It holds a summary
-// of the manifest (status, task counts, times, build and host), the run's warnings, links to the
-// run's files, and one section per report: the report's Markdown rendered as HTML tables, its
-// plots inlined as SVG, and links to its CSV files. Every plot not claimed by a report is shown at
-// the end. The page has no JavaScript, no external style sheet, font or image, and no timestamp of
-// its own, so the same run directory always gives the same page.
+// Package webpage builds index.html for a run directory: one page that shows the run in a
+// browser opened from disk, with no server and no network. It opens on the results, the summary
+// report's table of each data set; the other reports follow, each folded (<details>), its
+// Markdown rendered as HTML tables grouped by data set, with the plots of each data set beside
+// its tables in a grid, and links to its CSV files; then the run's details (status, task counts,
+// times, build and host from the manifest, and the run's files), folded. Plots are the SVG files
+// beside the page, shown as images loaded when scrolled to, so that the page stays small however
+// many there are (under 300 KB at nightly scale). Every plot not claimed by a report is shown at
+// the end. The page has no JavaScript, no external style sheet or font, and no timestamp of its
+// own, so the same run directory always gives the same page.
 package webpage
 
 import (
@@ -14,9 +17,11 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +39,7 @@ var topFiles = []struct{ name, what string }{
 	{results.ConfigFile, "the resolved config"},
 	{results.ResultsFile, "one record per task"},
 	{results.BenchFile, "benchmark output"},
+	{results.BenchQualityFile, "benchmark output: quality metrics"},
 	{results.LogFile, "the run's log"},
 	{results.ManifestFile, "the manifest shown above"},
 	{results.TasksFile, "every task key of the plan"},
@@ -94,10 +100,22 @@ type page struct {
 	Title    string
 	Status   string // status and task counts, in a line
 	Bad      bool   // the run did not complete, or tasks failed
+	Facts    []string
 	Summary  []row
 	Warnings []string
 	Links    []link
-	Sections []*section
+	// Results is the section shown first, open: the summary report (a table per data set), or
+	// else the first report; nil for a run without reports.
+	Results  *section
+	Sections []*section // the other reports, then "Other plots" and "Other files"
+}
+
+// Contents are the sections for the line of links under the title.
+func (p *page) Contents() []*section {
+	if p.Results == nil {
+		return p.Sections
+	}
+	return append([]*section{p.Results}, p.Sections...)
 }
 
 // row is one line of the manifest summary; Bad marks a value worth attention.
@@ -111,35 +129,73 @@ type link struct {
 	Name, Href, Size, What string
 }
 
-// section is a report (or the closing "Other plots" / "Other files").
+// section is a report (or the closing "Other plots" / "Other files"), folded: its Markdown
+// sections become groups, each with the plots of its data set; plots of no group, the notes
+// and the CSV files follow.
 type section struct {
 	ID, Title string
 	Report    string // the report's name; "" for the closing sections
-	Blocks    []block
-	Plots     []figure
+	Lead      []block
+	Groups    []*group
+	Plots     []figure // plots of no group
+	Notes     []string
 	Files     []link
 	Empty     bool // the report is in the manifest but no file of it was found
 }
 
-// Headings are the section's headings with anchors, for the table of contents.
-func (s *section) Headings() []block {
-	var hs []block
-	for _, b := range s.Blocks {
-		if b.Kind == "heading" && b.ID != "" {
-			hs = append(hs, b)
+// Count says what the folded section holds: "4 tables, 12 plots".
+func (s *section) Count() string {
+	tables, plots := 0, len(s.Plots)
+	count := func(bs []block) {
+		for _, b := range bs {
+			if b.Kind == "table" {
+				tables++
+			}
 		}
 	}
-	return hs
+	count(s.Lead)
+	for _, g := range s.Groups {
+		count(g.Blocks)
+		plots += len(g.Plots)
+	}
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{tables, "table"}, {plots, "plot"}, {len(s.Files), "file"}} {
+		switch {
+		case c.n == 1:
+			parts = append(parts, "1 "+c.what)
+		case c.n > 1:
+			parts = append(parts, fmt.Sprintf("%d %ss", c.n, c.what))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
-// figure is an SVG file inlined in the page.
+// group is a titled part of a report (a "## heading" of its Markdown, mostly one data set) and
+// the plots of that data set.
+type group struct {
+	ID, Title string
+	Dataset   string // the data set the title names, "" if none
+	Blocks    []block
+	Plots     []figure
+}
+
+// figure is a plot, shown as an image of its SVG file beside the page, loaded when scrolled to.
 type figure struct {
 	ID, Name string
-	Href     string
+	Href     string // the SVG
 	PNG      string // href of the PNG twin, if any
-	SVG      template.HTML
-	Problem  string // why the file could not be inlined
+	// Width and Height are the plot's size in CSS pixels, from the SVG's, so that the page
+	// keeps its place for the image before it loads.
+	Width, Height int
+	Problem       string // why the file cannot be shown
 }
+
+// Wide reports whether the plot is too wide for a cell of the grid of plots (dendrograms, a
+// plot with its legend beside it), and so takes a row of its own.
+func (f figure) Wide() bool { return f.Width > 640 }
 
 // reportFiles are the files of the reports directory, by kind.
 type reportFiles struct {
@@ -157,6 +213,7 @@ func build(dir string, m results.Manifest) (*page, error) {
 	if m.Failed > 0 {
 		p.Status += fmt.Sprintf(", %d failed", m.Failed)
 	}
+	p.Facts = facts(m)
 	p.Summary = summaryRows(m)
 	for _, f := range topFiles {
 		if fi, err := os.Stat(filepath.Join(dir, f.name)); err == nil && fi.Mode().IsRegular() {
@@ -168,7 +225,7 @@ func build(dir string, m results.Manifest) (*page, error) {
 	if err != nil {
 		return nil, err
 	}
-	ids := map[string]bool{"run": true, "contents": true, "warnings": true, "end": true, "other-plots": true, "other-files": true} // the page's own
+	ids := map[string]bool{"run": true, "contents": true, "warnings": true, "end": true, "other-plots": true, "other-files": true, "results": true} // the page's own
 	bySection := map[string]*section{}
 	for _, name := range reportOrder(m.Reports, rf) {
 		s := &section{ID: uniqueID(ids, "report-"+slug(name)), Title: name, Report: name}
@@ -179,32 +236,22 @@ func build(dir string, m results.Manifest) (*page, error) {
 			if err != nil {
 				return nil, err
 			}
-			s.Blocks = parseMarkdown(string(b))
-			if len(s.Blocks) > 0 && s.Blocks[0].Kind == "heading" && s.Blocks[0].Level == 1 {
-				s.Title = s.Blocks[0].Text
-				s.Blocks = s.Blocks[1:]
-			}
-			n := 0
-			for i := range s.Blocks {
-				if s.Blocks[i].Kind == "heading" {
-					n++
-					s.Blocks[i].ID = uniqueID(ids, s.ID+"-"+strconv.Itoa(n))
-				}
-			}
+			s.fill(parseMarkdown(string(b)), m.Experiment, m.Datasets, ids)
 		}
 	}
 
 	other := &section{ID: "other-plots", Title: "Other plots"}
 	for _, name := range rf.svg {
-		s := other
-		if owner := plotOwner(name, bySection); owner != nil {
-			s = owner
-		}
 		pl, err := readPlot(dir, name, rf, ids)
 		if err != nil {
 			return nil, err
 		}
-		s.Plots = append(s.Plots, pl)
+		owner, prefix := plotOwner(name, bySection)
+		if owner == nil {
+			other.Plots = append(other.Plots, pl)
+			continue
+		}
+		owner.place(pl, prefix, m.Datasets)
 	}
 	files := &section{ID: "other-files", Title: "Other files"}
 	for _, name := range rf.csv {
@@ -216,12 +263,12 @@ func build(dir string, m results.Manifest) (*page, error) {
 	}
 	for _, name := range rf.other {
 		if strings.HasSuffix(name, ".png") && rf.has[strings.TrimSuffix(name, ".png")+".svg"] {
-			continue // the PNG twin of an inlined SVG, linked beside it
+			continue // the PNG twin of a plot, linked beside it
 		}
 		files.Files = append(files.Files, reportLink(dir, name))
 	}
 	for _, s := range p.Sections {
-		s.Empty = len(s.Blocks) == 0 && len(s.Plots) == 0 && len(s.Files) == 0
+		s.Empty = len(s.Lead) == 0 && len(s.Groups) == 0 && len(s.Plots) == 0 && len(s.Notes) == 0 && len(s.Files) == 0
 	}
 	if len(other.Plots) > 0 {
 		p.Sections = append(p.Sections, other)
@@ -229,7 +276,134 @@ func build(dir string, m results.Manifest) (*page, error) {
 	if len(files.Files) > 0 {
 		p.Sections = append(p.Sections, files)
 	}
+	// The page opens on results: the summary report, a table per data set, else the first report.
+	for i, s := range p.Sections {
+		if s.Report == "summary" || (s.Report != "" && bySection["summary"] == nil) {
+			p.Results = s
+			p.Sections = slices.Delete(p.Sections, i, i+1)
+			break
+		}
+	}
 	return p, nil
+}
+
+// fill splits a report's Markdown blocks into the section's parts: its title (less the
+// ": <experiment>" the page's own title says), the blocks before the first heading (Lead), a
+// group per heading with the tables under it, and the notes after the last table. A group's data
+// set is the one its title names, "<data set>" or "<data set>: …".
+func (s *section) fill(blocks []block, experiment string, datasets []string, ids map[string]bool) {
+	if len(blocks) > 0 && blocks[0].Kind == "heading" && blocks[0].Level == 1 {
+		s.Title = blocks[0].Text
+		if t := strings.TrimSuffix(s.Title, ": "+experiment); t != "" && experiment != "" {
+			s.Title = t
+		}
+		blocks = blocks[1:]
+	}
+	// The notes: the paragraphs after the last table.
+	last := slices.IndexFunc(blocks, func(b block) bool { return b.Kind == "p" })
+	for i := len(blocks) - 1; i >= 0 && blocks[i].Kind == "p"; i-- {
+		last = i
+	}
+	if last >= 0 && slices.ContainsFunc(blocks[last:], func(b block) bool { return b.Kind != "p" }) {
+		last = -1
+	}
+	if last >= 0 {
+		for _, b := range blocks[last:] {
+			s.Notes = append(s.Notes, b.Text)
+		}
+		blocks = blocks[:last]
+	}
+	var g *group
+	for _, b := range blocks {
+		if b.Kind == "heading" {
+			g = &group{ID: uniqueID(ids, s.ID+"-"+strconv.Itoa(len(s.Groups)+1)), Title: b.Text, Dataset: datasetOf(b.Text, datasets)}
+			s.Groups = append(s.Groups, g)
+			continue
+		}
+		if g == nil {
+			s.Lead = append(s.Lead, b)
+			continue
+		}
+		g.Blocks = append(g.Blocks, b)
+	}
+}
+
+// datasetOf returns the data set a heading names, "<data set>" or "<data set>: …", the longest
+// that fits; "" if none. A data set that the reports split by model (one group per model, see
+// package reports) is named with its model, "<data set> (<key>=<value>)", and that is returned.
+func datasetOf(title string, datasets []string) string {
+	best := ""
+	for _, ds := range datasets {
+		name := ds
+		if rest, ok := strings.CutPrefix(title, ds+" ("); ok {
+			if i := strings.Index(rest, ")"); i >= 0 {
+				name = title[:len(ds)+2+i+1]
+			}
+		}
+		if (title == name || strings.HasPrefix(title, name+":")) && len(name) > len(best) {
+			best = name
+		}
+	}
+	return best
+}
+
+// place puts a plot of the section's report into the last group of its data set: the data set
+// whose file name (reports.FileName) follows the plot's prefix in its name, up to a '-' or the
+// end ("gap-qcd-trellis-beam.svg", "dendrograms-qcd.svg"). A plot of no group's data set goes after
+// the groups.
+func (s *section) place(pl figure, prefix string, datasets []string) {
+	rest := strings.TrimPrefix(strings.TrimSuffix(pl.Name, ".svg"), prefix)
+	rest = strings.TrimPrefix(rest, "-")
+	ds, best := "", -1
+	names := slices.Clone(datasets)
+	for _, g := range s.Groups { // a data set split by model is a group of its own
+		names = append(names, g.Dataset)
+	}
+	for _, d := range names {
+		if d == "" {
+			continue
+		}
+		f := reports.FileName(d)
+		if (rest == f || strings.HasPrefix(rest, f+"-")) && len(f) > best {
+			ds, best = d, len(f)
+		}
+	}
+	if ds != "" {
+		for i := len(s.Groups) - 1; i >= 0; i-- {
+			if s.Groups[i].Dataset == ds {
+				s.Groups[i].Plots = append(s.Groups[i].Plots, pl)
+				return
+			}
+		}
+		// A report of plots alone (dendrograms): a group per data set.
+		if len(s.Notes) == 0 && len(s.Lead) == 0 && !slices.ContainsFunc(s.Groups, func(g *group) bool { return len(g.Blocks) > 0 }) {
+			s.Groups = append(s.Groups, &group{ID: s.ID + "-" + slug(ds), Title: ds, Dataset: ds, Plots: []figure{pl}})
+			return
+		}
+	}
+	s.Plots = append(s.Plots, pl)
+}
+
+// facts are the run's duration and build, for the line under the title.
+func facts(m results.Manifest) []string {
+	var out []string
+	if !m.End.IsZero() && !m.Start.IsZero() {
+		out = append(out, "took "+durationText(m.End.Sub(m.Start)))
+	}
+	if !m.Start.IsZero() {
+		out = append(out, "started "+timeText(m.Start))
+	}
+	if m.Revision != "" {
+		rev := m.Revision
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if m.Modified {
+			rev += " (modified)"
+		}
+		out = append(out, "revision "+rev)
+	}
+	return out
 }
 
 // summaryRows are the manifest's facts, one per row of the summary table.
@@ -398,14 +572,19 @@ func reportOrder(listed []string, rf reportFiles) []string {
 	return order
 }
 
-// plotOwner returns the section of the report that drew the plot file name, if it is on the page.
-func plotOwner(name string, sections map[string]*section) *section {
+// plotOwner returns the section of the report that drew the plot file name, if it is on the
+// page, and the prefix by which it knows the plot.
+func plotOwner(name string, sections map[string]*section) (*section, string) {
 	for _, o := range plotOwners() {
 		if s := sections[o.report]; s != nil && strings.HasPrefix(name, o.prefix) {
-			return s
+			return s, o.prefix
 		}
 	}
-	return fileOwner(name, sections)
+	s := fileOwner(name, sections)
+	if s == nil {
+		return nil, ""
+	}
+	return s, s.Report
 }
 
 // fileOwner returns the section of the report whose name the file name starts with, followed by
@@ -422,7 +601,8 @@ func fileOwner(name string, sections map[string]*section) *section {
 	return best
 }
 
-// readPlot reads reports/name and makes it inline SVG markup.
+// readPlot describes the plot reports/name: its links and its size, read from the SVG's root
+// element.
 func readPlot(dir, name string, rf reportFiles, ids map[string]bool) (figure, error) {
 	stem := strings.TrimSuffix(name, ".svg")
 	pl := figure{ID: uniqueID(ids, "plot-"+slug(stem)), Name: name, Href: href(results.ReportsDir + "/" + name)}
@@ -433,30 +613,43 @@ func readPlot(dir, name string, rf reportFiles, ids map[string]bool) (figure, er
 	if err != nil {
 		return pl, err
 	}
-	svg, ok := stripProlog(string(b))
+	w, h, ok := svgSize(string(b))
 	if !ok {
 		pl.Problem = "no <svg> element in this file"
 		return pl, nil
 	}
-	// The SVG files are our own plots (gonum/plot output) in the run directory: trusted markup.
-	pl.SVG = template.HTML(svg)
+	pl.Width, pl.Height = w, h
 	return pl, nil
 }
 
-// stripProlog drops what comes before the <svg> element (XML declaration, doctype, comments)
-// and trailing white space, since none of that belongs inside HTML.
-func stripProlog(s string) (string, bool) {
-	for i := 0; ; {
-		j := strings.Index(s[i:], "<svg")
-		if j < 0 {
-			return "", false
-		}
-		i += j
-		if k := i + len("<svg"); k < len(s) && strings.ContainsRune(" \t\r\n>/", rune(s[k])) {
-			return strings.TrimSpace(s[i:]), true
-		}
-		i++
+// svgRoot matches the start tag of an <svg> element.
+var svgRoot = regexp.MustCompile(`<svg(?:[\s/][^>]*)?>`)
+
+// svgLength matches a width or height attribute: a number with an optional unit.
+var svgLength = regexp.MustCompile(`\s(width|height)\s*=\s*["']\s*([0-9]*\.?[0-9]+)\s*(px|pt|in|cm|mm)?\s*["']`)
+
+// svgSize returns the size of the first <svg> element of an SVG file in CSS pixels (96 to the
+// inch; gonum writes points, 72 to the inch); ok is false when there is no <svg> element. A
+// size it does not give, or gives in another unit (%, em), is 0: the browser then sizes the image.
+func svgSize(s string) (w, h int, ok bool) {
+	tag := svgRoot.FindString(s)
+	if tag == "" {
+		return 0, 0, false
 	}
+	perUnit := map[string]float64{"": 1, "px": 1, "pt": 96.0 / 72, "in": 96, "cm": 96 / 2.54, "mm": 96 / 25.4}
+	for _, m := range svgLength.FindAllStringSubmatch(tag, -1) {
+		v, err := strconv.ParseFloat(m[2], 64)
+		if err != nil {
+			continue
+		}
+		px := int(math.Round(v * perUnit[m[3]]))
+		if m[1] == "width" {
+			w = px
+		} else {
+			h = px
+		}
+	}
+	return w, h, true
 }
 
 func reportLink(dir, name string) link {

@@ -1,6 +1,7 @@
 package webpage
 
 import (
+	"context"
 	"fmt"
 	"html"
 	"image/color"
@@ -17,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/reports"
 	"github.com/hcbench/hcbench/reports/golden"
 	"github.com/hcbench/hcbench/reports/table"
 )
@@ -61,6 +63,12 @@ func writeFile(t *testing.T, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// isFile reports whether path is a regular file.
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 func copyFile(t *testing.T, from, to string) {
@@ -326,7 +334,7 @@ func TestEscaping(t *testing.T) {
 		"<td class=\"l\">a|b</td>",
 		"&lt;script&gt;alert(1)&lt;/script&gt;",
 		"<h1>fixture &lt;run&gt;</h1>",
-		"<h3 id=\"report-summary-2\">files | pipes</h3>",
+		"<details id=\"report-summary-2\" open>\n<summary><h3>files | pipes</h3></summary>",
 		"<p>Log-likelihoods are natural logs; &lt;i&gt;not&lt;/i&gt; HTML.</p>",
 		"<p>Second note &amp; last.</p>",
 	} {
@@ -364,30 +372,46 @@ func sectionOf(page, id string) string {
 	return page[i : i+j]
 }
 
-func TestPlotsInlinedOnce(t *testing.T) {
+// TestPlotsLinked checks that every plot is shown once, in the section of the report that drew
+// it and, where its name says its data set, in that data set's group: as an image of its SVG file
+// beside the page, loaded lazily, with the size of the SVG (gonum's 4 × 3 in is 384 × 288 CSS
+// pixels) so that the page does not jump as images load; never inlined, so that the page stays
+// small with many plots (TestPageSizeAtNightlyScale).
+func TestPlotsLinked(t *testing.T) {
 	f := newFixture(t)
 	page := writePage(t, f.dir)
-	if n := strings.Count(page, "<svg"); n != len(f.plots) {
-		t.Errorf("%d <svg> elements, want %d", n, len(f.plots))
+	if n := strings.Count(page, "<img "); n != len(f.plots) {
+		t.Errorf("%d <img> elements, want %d", n, len(f.plots))
 	}
 	for name, id := range f.plots {
-		body := svgBody(t, filepath.Join(f.dir, "reports", name))
-		if n := strings.Count(page, body); n != 1 {
-			t.Errorf("%s inlined %d times, want once", name, n)
+		img := fmt.Sprintf(`<img src="reports/%s" alt="plot %s" loading="lazy" decoding="async" width="384" height="288">`, name, name)
+		if n := strings.Count(page, img); n != 1 {
+			t.Errorf("%s shown %d times, want once", name, n)
 		}
-		if !strings.Contains(sectionOf(page, id), body) {
+		if !strings.Contains(sectionOf(page, id), img) {
 			t.Errorf("%s is not in section %s", name, id)
 		}
 	}
-	for _, bad := range []string{"<?xml", "<!-- Generated", "<img", "src="} {
+	for _, bad := range []string{"<svg", "<?xml", "<!-- Generated", "data:"} {
 		if strings.Contains(page, bad) {
 			t.Errorf("page holds %q", bad)
 		}
 	}
-	if !strings.Contains(page, "figure svg { display: block; max-width: 100%; height: auto; }") {
-		t.Error("SVGs do not scale with max-width:100%")
+	// The gap histograms of data set jets are in the group of its table, after the table.
+	gap := sectionOf(page, "report-likelihood_gap")
+	// A group with plots takes the whole width, for the grid of plots.
+	start := strings.Index(gap, `<details id="report-likelihood_gap-1" class="full" open>`)
+	if start < 0 {
+		t.Fatalf("no full-width jets group in likelihood_gap:\n%s", gap)
 	}
-	// The PNG twin is linked, not embedded; a plot without one has no PNG link.
+	group, _, _ := strings.Cut(gap[start:], "</details>")
+	if !strings.Contains(group, "</table>") || !strings.Contains(group, "gap-jets-trellis-greedy.svg") || !strings.Contains(group, "gap-jets-greedy-truth.svg") {
+		t.Errorf("the jets group of likelihood_gap lacks its table or plots:\n%s", group)
+	}
+	if !strings.Contains(page, "figure img { display: block; max-width: 100%; height: auto;") {
+		t.Error("images do not scale with max-width:100%")
+	}
+	// The PNG twin is linked, not shown; a plot without one has no PNG link.
 	if !strings.Contains(page, `<a href="reports/runtime.png">PNG</a>`) || strings.Contains(page, "stray.png") {
 		t.Error("PNG links wrong")
 	}
@@ -450,13 +474,23 @@ func TestLinks(t *testing.T) {
 	}
 }
 
+// TestContentsAndOrder checks the page's order: the results first (the summary report, open, a
+// group per data set, open), then the other reports in the manifest's order and the closing
+// sections, each folded, then the run's details, folded; and the line of contents under the title
+// that links them all.
 func TestContentsAndOrder(t *testing.T) {
 	f := newFixture(t)
+	// The experiment's name as the fixture's Markdown titles have it ("Runtime: fixture").
+	m := testManifest()
+	m.Experiment = "fixture"
+	if err := m.WriteFile(filepath.Join(f.dir, "manifest.json")); err != nil {
+		t.Fatal(err)
+	}
 	page := writePage(t, f.dir)
 	_, nav, _ := strings.Cut(page, `<nav id="contents"`)
 	nav, _, _ = strings.Cut(nav, "</nav>")
-	ids := []string{"run", "report-summary", "report-runtime", "report-likelihood_gap", "report-z_vs_map",
-		"report-dendrograms", "other-plots", "other-files"}
+	ids := []string{"report-summary", "report-runtime", "report-likelihood_gap", "report-z_vs_map",
+		"report-dendrograms", "other-plots", "other-files", "run"}
 	last := -1
 	for _, id := range ids {
 		if !strings.Contains(nav, `href="#`+id+`"`) {
@@ -467,14 +501,26 @@ func TestContentsAndOrder(t *testing.T) {
 			t.Errorf("section %s out of order", id)
 		}
 		last = i
+		// Only the results are open.
+		open := strings.HasPrefix(page[i+len(`<section id="`+id+`">`):], "\n<details open>")
+		if open != (id == "report-summary") {
+			t.Errorf("section %s open: %v", id, open)
+		}
 	}
-	for _, h := range []string{"report-summary-1", "report-summary-2", "report-runtime-1"} {
-		if !strings.Contains(nav, `href="#`+h+`"`) || !strings.Contains(page, `id="`+h+`"`) {
-			t.Errorf("heading %s missing from contents or page", h)
+	if i, j := strings.Index(page, "<nav"), strings.Index(page, `<section id="report-summary">`); i > j {
+		t.Error("the contents come after the results")
+	}
+	for _, g := range []string{"report-summary-1", "report-summary-2", "report-runtime-1"} {
+		if !strings.Contains(page, `<details id="`+g+`" open>`) {
+			t.Errorf("group %s missing or folded", g)
 		}
 	}
 	if !strings.Contains(sectionOf(page, "report-dendrograms"), "<h2>dendrograms</h2>") {
 		t.Error("the dendrograms section (plots only) has no heading")
+	}
+	// A report's title without the experiment's name, which the page's own title says.
+	if !strings.Contains(page, "<summary><h2>Runtime</h2>") {
+		t.Error("the runtime section is not titled Runtime")
 	}
 }
 
@@ -582,7 +628,7 @@ func TestWithoutReportsInManifest(t *testing.T) {
 	}
 	page := writePage(t, f.dir)
 	last := -1
-	for _, r := range []string{"dendrograms", "likelihood_gap", "runtime", "summary", "z_vs_map"} {
+	for _, r := range []string{"summary", "dendrograms", "likelihood_gap", "runtime", "z_vs_map"} {
 		i := strings.Index(page, `<section id="report-`+r+`">`)
 		if i < last {
 			t.Errorf("report %s missing or out of order", r)
@@ -601,13 +647,11 @@ func TestWithoutReportsInManifest(t *testing.T) {
 	if !strings.Contains(sectionOf(page, "report-purity"), "No file of this report was found") {
 		t.Error("a listed report without files is not flagged")
 	}
-	if i, j := strings.Index(page, `id="report-purity"`), strings.Index(page, `id="report-summary"`); i > j {
-		t.Error("the manifest's report order is not kept")
-	}
-	// Reports not listed still appear after the listed ones; dendrograms is not listed, so its
-	// plot goes to "Other plots".
-	if strings.Index(page, `id="report-runtime"`) < strings.Index(page, `id="report-summary"`) {
-		t.Error("unlisted reports do not follow the listed ones")
+	// The summary comes first, as the results; the others keep the manifest's order, and
+	// reports not listed follow the listed ones; dendrograms is not listed, so its plot goes to
+	// "Other plots".
+	if s, p, r := strings.Index(page, `id="report-summary"`), strings.Index(page, `id="report-purity"`), strings.Index(page, `id="report-runtime"`); !(s < p && p < r) {
+		t.Errorf("sections summary, purity, runtime at %d, %d, %d; want that order", s, p, r)
 	}
 	if !strings.Contains(sectionOf(page, "other-plots"), "dendrograms-jets.svg") {
 		t.Error("a plot of a report not on the page is not in Other plots")
@@ -678,4 +722,112 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, path, "page.html")
+}
+
+// TestPageSizeAtNightlyScale builds the reports of a run the size of configs/nightly.yaml's
+// Ginkgo and pam50 part (5 data sets, 4 to 6 algorithms each: 43 gap histograms, the runtime plot
+// and z_vs_map's two, each with a panel per data set) with package reports, and its page:
+// under 300 KB, where the plots alone
+// are more than that (the page inlined them, 641 KB at nightly scale), and every plot an image
+// loaded lazily.
+func TestPageSizeAtNightlyScale(t *testing.T) {
+	dir := t.TempDir()
+	m := testManifest()
+	m.Warnings = nil
+	m.Reports = []string{"summary", "runtime", "likelihood_gap", "z_vs_map"}
+	in := reports.Input{Experiment: m.Experiment}
+	for ds, algs := range map[string][]string{
+		"qcd": {"truth", "greedy", "beam", "beam-float", "trellis", "trellis-map"}, "qcd21": {"truth", "greedy", "beam", "trellis"},
+		"w-large": {"truth", "greedy", "beam", "sparse_trellis"}, "public9": {"truth", "greedy", "beam", "trellis"},
+		"pam50": {"greedy", "beam", "trellis", "average-linkage", "complete-linkage"},
+	} {
+		in.Datasets = append(in.Datasets, ds)
+		for _, a := range algs {
+			if !slices.Contains(in.Algorithms, a) {
+				in.Algorithms = append(in.Algorithms, a)
+			}
+		}
+		for item := range 60 {
+			for k, a := range algs {
+				r := results.Record{Schema: results.RecordSchema, Dataset: ds, Item: fmt.Sprint(item), Algorithm: a, AlgorithmName: a,
+					N: 5 + item%8, Seconds: 1e-5 * float64(k+1) * float64(1+item%8)}
+				// Differences of a few nats that vary from item to item, as real gaps do.
+				r.LogLikelihood = results.Log(-40 - float64(item%8) + 0.37*float64(k) - 0.11*float64((item*(k+3))%13))
+				if a == "trellis" {
+					r.LogZ = results.Log(-35 - float64(item%8))
+				}
+				in.Records = append(in.Records, r)
+			}
+		}
+	}
+	slices.Sort(in.Datasets)
+	m.Datasets, m.Algorithms = in.Datasets, in.Algorithms
+	if err := m.WriteFile(filepath.Join(dir, "manifest.json")); err != nil {
+		t.Fatal(err)
+	}
+	files, err := reports.Write(context.Background(), m.Reports, in, filepath.Join(dir, "reports"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var svgs, svgBytes int
+	for _, f := range files {
+		if strings.HasSuffix(f, ".svg") {
+			fi, err := os.Stat(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			svgs++
+			svgBytes += int(fi.Size())
+		}
+	}
+	page := writePage(t, dir)
+	t.Logf("%d plots of %d KB in all; index.html %d KB", svgs, svgBytes/1000, len(page)/1000)
+	if svgs != 43+1+2 || svgBytes < 300_000 {
+		t.Fatalf("%d plots of %d bytes: not nightly scale, so the size check would prove little", svgs, svgBytes)
+	}
+	if len(page) > 300_000 {
+		t.Errorf("index.html is %d bytes, want under 300 KB", len(page))
+	}
+	if n := strings.Count(page, `loading="lazy"`); n != svgs {
+		t.Errorf("%d lazily loaded images, want %d", n, svgs)
+	}
+}
+
+// TestSplitModelGroups: a data set whose records carry two models (a run resumed after its
+// likelihood changed) is two groups in the reports, "jets (likelihood=…)", and each group's gap
+// histogram is shown with that group's table, not after all the groups.
+func TestSplitModelGroups(t *testing.T) {
+	dir := t.TempDir()
+	m := testManifest()
+	m.Reports = []string{"likelihood_gap"}
+	m.Datasets, m.Algorithms = []string{"jets"}, []string{"greedy", "trellis"}
+	in := reports.Input{Experiment: m.Experiment, Datasets: m.Datasets, Algorithms: m.Algorithms}
+	for item := range 4 {
+		likelihood := []string{"ginkgo2020", "ginkgo2021"}[item%2]
+		for k, a := range in.Algorithms {
+			in.Records = append(in.Records, results.Record{Schema: results.RecordSchema, Dataset: "jets", Item: fmt.Sprint(item),
+				Algorithm: a, AlgorithmName: a, N: 5, DataParams: map[string]any{"likelihood": likelihood},
+				LogLikelihood: results.Log(-20 + float64(k) + 0.5*float64(item))})
+		}
+	}
+	if err := m.WriteFile(filepath.Join(dir, "manifest.json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reports.Write(context.Background(), m.Reports, in, filepath.Join(dir, "reports")); err != nil {
+		t.Fatal(err)
+	}
+	page := writePage(t, dir)
+	gap := sectionOf(page, "report-likelihood_gap")
+	// The groups of ginkgo2020, then those of ginkgo2021, then the notes.
+	first := strings.Index(gap, "<h3>jets (likelihood=ginkgo2020): log-likelihood difference")
+	second := strings.Index(gap, "<h3>jets (likelihood=ginkgo2021): log-likelihood difference")
+	notes := strings.Index(gap, `<div class="notes">`)
+	if first < 0 || second < first || notes < second {
+		t.Fatalf("no group per model, in order, before the notes:\n%s", gap)
+	}
+	for model, groups := range map[string]string{"ginkgo2020": gap[first:second], "ginkgo2021": gap[second:notes]} {
+		if plot := "gap-jets_likelihood=" + model + "-trellis-greedy.svg"; !strings.Contains(groups, `<figure id="plot-`) || !strings.Contains(groups, plot) {
+			t.Errorf("the groups of %s lack %s:\n%s", model, plot, groups)
+		}
+	}
 }
