@@ -1,0 +1,208 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hcbench/hcbench/experiments/history"
+	"github.com/hcbench/hcbench/experiments/results"
+)
+
+const historyConfig = `version: 1
+name: nightly
+datasets:
+  - {name: q, generator: ginkgo, jets: 8, min_leaves: 5, max_leaves: 7, t_cut: 16}
+algorithms: [greedy, trellis, {name: sleeper, label: slow}]
+reports: [summary]
+`
+
+// TestHistoryFlagsPlantedSlowdown runs hcbench 30 times on a tiny config with the test-only
+// sleeper algorithm (repeat_test.go; label slow), whose sleep doubles from run 17 on, as a
+// slowdown in the code would make it, the config unchanged. history ingests the 30 run directories and finds the step in the
+// sleeper's median time at run 17, and no step in any quality metric (the code is otherwise
+// the same, so they repeat exactly); -bisect time names run 16 and run 17, by directory; the
+// page lists the regression. Ingesting again changes no row count.
+func TestHistoryFlagsPlantedSlowdown(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "nightly.yaml", historyConfig)
+	t.Cleanup(func() { sleepFactor.Delete("slow") })
+	var dirs []string
+	start := time.Now()
+	for i := range 30 {
+		factor := 1.0
+		if i >= 16 {
+			factor = 2
+		}
+		sleepFactor.Store("slow", factor)
+		d := filepath.Join(dir, "runs", fmt.Sprintf("nightly-%02d", i+1))
+		runOK(t, "run", cfg, "-out", d)
+		dirs = append(dirs, d)
+	}
+	t.Logf("30 runs in %v", time.Since(start).Round(time.Millisecond))
+	db := filepath.Join(dir, "history.db")
+	page := filepath.Join(dir, "history.html")
+	out := runOK(t, append([]string{"history", "-db", db, "-o", page}, dirs...)...)
+	if n := strings.Count(out, ": ingested ("); n != 30 {
+		t.Errorf("%d runs ingested, want 30:\n%s", n, out)
+	}
+	if !regexp.MustCompile(`(?m)^  time: nightly · q · slow · all N: [0-9.]+ ms → [0-9.]+ ms from run 17 \(`).MatchString(out) {
+		t.Errorf("history does not list the sleeper's slowdown at run 17:\n%s", out)
+	}
+	counts := historyCounts(t, db)
+
+	out = runOK(t, "history", "-db", db, "-o", page, "-bisect", "time")
+	bisect := out[strings.Index(out, "time (median task time"):]
+	t.Logf("history -bisect time:\n%s", bisect)
+	// The planted step among the sleeper's steps over all N (the machine's load may add one, a
+	// noisy latest run say, which is logged above and not failed).
+	entries := regexp.MustCompile(`(?m)^nightly · q · slow · all N: regression .*\n  last run before:  (.*)\n  first run after:  (.*)$`).FindAllStringSubmatch(bisect, -1)
+	if !slices.ContainsFunc(entries, func(e []string) bool {
+		return strings.HasSuffix(e[1], "  "+dirs[15]) && strings.HasSuffix(e[2], "  "+dirs[16])
+	}) {
+		t.Errorf("-bisect time does not name runs %s and %s around the sleeper's slowdown:\n%s", dirs[15], dirs[16], bisect)
+	}
+
+	// The quality of the same code repeats exactly: no step in any quality metric.
+	d, err := history.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	h, err := d.Load(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var planted bool
+	for _, f := range h.Changes("") {
+		s := f.Series
+		switch {
+		case s.Metric.Key != history.MetricTime:
+			t.Errorf("a step in %s of %s %s at run %d", s.Metric.Key, s.Algorithm, history.NLabel(s.N), f.After+1)
+		case s.Algorithm == "slow" && s.N == history.AllN && f.Regression && f.After == 16 && f.Before == 15:
+			planted = true
+			if r := f.To / f.From; r < 1.5 || r > 2.5 {
+				t.Errorf("the step multiplies the time by %.3g, planted 2 (within 25 %%)", r)
+			}
+		default:
+			// The machine's load can move the times of the other tasks; logged, not failed.
+			t.Logf("also a time step: %s %s, %s at run %d (%.3g → %.3g s)", s.Algorithm, history.NLabel(s.N), f.Kind(), f.After+1, f.From, f.To)
+		}
+	}
+	if !planted {
+		t.Error("the slowdown at run 17 is not among the steps")
+		for _, s := range h.Experiments[0].Series {
+			if s.Metric.Key == history.MetricTime && s.Algorithm == "slow" && s.N == history.AllN {
+				t.Logf("the sleeper's median times: %v; fit %+v", s.Points, s.Fit)
+			}
+		}
+	}
+	html := mustRead(t, page)
+	if !strings.Contains(html, `<table id="regressions-table">`) || !strings.Contains(html, "q · slow · all N</a>") {
+		t.Error("history.html does not list the planted regression")
+	}
+
+	// Idempotent: the runs again change no row count, and say they were there.
+	out = runOK(t, append([]string{"history", "-db", db, "-o", page}, dirs[:3]...)...)
+	if n := strings.Count(out, "already in the history"); n != 3 {
+		t.Errorf("%d of 3 runs said to be in the history already:\n%s", n, out)
+	}
+	if again := historyCounts(t, db); fmt.Sprint(again) != fmt.Sprint(counts) {
+		t.Errorf("rows after ingesting again: %v, before: %v", again, counts)
+	}
+	t.Logf("rows: %v", counts)
+}
+
+func historyCounts(t *testing.T, path string) map[string]int {
+	t.Helper()
+	d, err := history.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	c, err := d.Counts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestHistoryProblems: a directory that is no run, an interrupted run, a bad -bisect metric,
+// a database without runs and Ctrl-C are each said clearly, with their exit codes; a run skipped
+// does not keep the others from being ingested.
+func TestHistoryProblems(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "nightly.yaml", historyConfig)
+	good := filepath.Join(dir, "good")
+	runOK(t, "run", cfg, "-out", good)
+	// An interrupted run: its manifest says so.
+	part := filepath.Join(dir, "part")
+	runOK(t, "run", cfg, "-out", part)
+	m, err := results.ReadManifest(filepath.Join(part, results.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Status, m.Finished = results.StatusInterrupted, 5
+	if err := m.WriteFile(filepath.Join(part, results.ManifestFile)); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "h.db")
+	page := filepath.Join(dir, "h.html")
+	code, stdout, stderr := run(t, context.Background(), "history", "-db", db, "-o", page, empty, part, good)
+	if code != ExitFailure {
+		t.Errorf("exit %d, want %d", code, ExitFailure)
+	}
+	for _, want := range []string{
+		"hcbench: skipped " + empty + ": " + empty + " is not a run directory (no manifest.json)",
+		"hcbench: skipped " + part + ": not a finished run (status interrupted, 5 of 24 tasks finished)",
+		"-out " + part + " resumes it",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if !strings.Contains(stdout, good+": ingested") || !strings.Contains(stdout, "history: 1 run of 1 experiment") {
+		t.Errorf("the good run was not ingested:\n%s", stdout)
+	}
+	if _, err := os.Stat(page); err != nil {
+		t.Errorf("no page written: %v", err)
+	}
+
+	if code, _, stderr := run(t, context.Background(), "history", "-db", db, "-bisect", "tme"); code != ExitUsage ||
+		!strings.Contains(stderr, `unknown metric "tme"; did you mean "time"?`) {
+		t.Errorf("-bisect tme: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := run(t, context.Background(), "history", "-db", filepath.Join(dir, "new.db"), "-o", filepath.Join(dir, "new.html")); code != ExitFailure ||
+		!strings.Contains(stderr, "holds no run yet") {
+		t.Errorf("empty database: exit %d\n%s", code, stderr)
+	}
+	// help history: the usage, what the command does, and every metric -bisect takes.
+	code, stdout, _ = run(t, context.Background(), "help", "history")
+	if code != ExitOK || !strings.Contains(stdout, "Usage: hcbench history") || !strings.Contains(stdout, "the git bisect command") {
+		t.Errorf("help history: exit %d\n%s", code, stdout)
+	}
+	for _, m := range history.Metrics {
+		if !regexp.MustCompile(`(?m)^  ` + m.Key + ` +` + regexp.QuoteMeta(m.Name) + ` \(`).MatchString(stdout) {
+			t.Errorf("help history does not list the metric %s", m.Key)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	other := filepath.Join(dir, "other.html")
+	if code, stdout, stderr := run(t, ctx, "history", "-db", db, "-o", other, good); code != ExitInterrupted {
+		t.Errorf("interrupted: exit %d, want %d\n%s%s", code, ExitInterrupted, stdout, stderr)
+	}
+	if _, err := os.Stat(other); err == nil {
+		t.Error("an interrupted history wrote its page")
+	}
+}
