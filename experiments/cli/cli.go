@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -47,9 +48,11 @@ const (
 const usage = `hcbench: exact and approximate hierarchical clustering experiments
 
 Usage:
-  hcbench run CONFIG [-out DIR] [-workers N] [-save-data] [-shard I/N] [-shards N] [-allow-other-build] [-data DIR]
+  hcbench run CONFIG [-out DIR] [-set PATH=VALUE]... [-only REGEX] [-retry-failed] [-count K]
+            [-workers N] [-save-data] [-shard I/N] [-shards N] [-allow-other-build] [-data DIR]
                                run an experiment (or one shard of it) and write its run directory;
-                               run again into the same directory to resume
+                               run again to resume (without -out: the latest unfinished run of
+                               the config)
   hcbench merge [-out DIR] [-partial] [-allow-other-build] DIR...
                                join the shards found in the directories into one run, with reports
   hcbench report [-reports A,B] DIR
@@ -57,15 +60,21 @@ Usage:
   hcbench compare [thresholds] [-allow-missing] OLD NEW
                                compare two runs task by task; exit 1 when quality regressed, NEW did
                                not finish or lacks tasks of OLD
-  hcbench validate [-data DIR] CONFIG...
+  hcbench history [-db FILE] [-o FILE] [-last N] [-bisect METRIC] [RUN_DIR...]
+                               add finished runs to a history database (history.db) and write
+                               history.html: a trend per metric, steps and regressions over runs;
+                               -bisect names the runs between which a metric changed
+  hcbench validate [-data DIR] [-set PATH=VALUE]... CONFIG...
                                check configs (read their data files, estimate their memory)
                                without running
-  hcbench plan [-data DIR] CONFIG
-                               print the task list of a config and its memory estimate
+  hcbench plan [-data DIR] [-set PATH=VALUE]... [-only REGEX] CONFIG
+                               print the task list of a config, its expected time and memory
   hcbench data fetch [SET...]  download the real data sets (all by default) into the data directory
   hcbench data list            what each data set is, its licence, and whether it is present
   hcbench data verify [SET...] check the SHA-256 sums of the data sets present
+  hcbench version              the build: module version, VCS revision, Go version
   hcbench help                 this text
+  hcbench help COMMAND         a command's usage and flags (as COMMAND -h)
   hcbench help config          every config key, its meaning and default
 
 With go run: go run . run configs/quickstart.yaml (batch systems should run a built binary:
@@ -105,33 +114,70 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {
-	case "run":
-		return cmdRun(ctx, rest, stdout, stderr)
-	case "merge":
-		return cmdMerge(ctx, rest, stdout, stderr)
-	case "report":
-		return cmdReport(ctx, rest, stdout, stderr)
-	case "compare":
-		return cmdCompare(ctx, rest, stdout, stderr)
-	case "validate":
-		return cmdValidate(ctx, rest, stdout, stderr)
-	case "plan":
-		return cmdPlan(ctx, rest, stdout, stderr)
-	case "data":
-		return cmdData(ctx, rest, stdout, stderr)
-	case "help", "-h", "-help", "--help":
-		return cmdHelp(rest, stdout, stderr)
+	case "-h", "-help", "--help":
+		cmd = "help"
+	case "-version", "--version":
+		cmd = "version"
 	}
-	fmt.Fprintf(stderr, "hcbench: unknown command %q\n\n%s", cmd, usage)
+	for _, c := range commands() {
+		if c.name == cmd {
+			return c.run(ctx, rest, stdout, stderr)
+		}
+	}
+	msg := fmt.Sprintf("unknown command %q", cmd)
+	if best := config.Closest(cmd, commandNames()); best != "" {
+		msg += fmt.Sprintf("; did you mean %q?", best)
+	}
+	fmt.Fprintf(stderr, "hcbench: %s\nRun 'hcbench help' for the commands, 'hcbench help COMMAND' for one.\n", msg)
 	return ExitUsage
+}
+
+// A subcommand is a command of hcbench: run with the arguments after its name, it returns the
+// exit code. Every command prints its usage to stdout and exits 0 for -h (see flagError).
+type subcommand struct {
+	name string
+	run  func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+}
+
+// commands is the command table: Run dispatches on it, `help NAME` shows a command's usage (its
+// -h), and a mistyped command is matched against it for a suggestion.
+func commands() []subcommand {
+	return []subcommand{
+		{"run", cmdRun},
+		{"merge", cmdMerge},
+		{"report", cmdReport},
+		{"compare", cmdCompare},
+		{"history", cmdHistory},
+		{"validate", cmdValidate},
+		{"plan", cmdPlan},
+		{"data", cmdData},
+		{"version", cmdVersion},
+		{"help", cmdHelp},
+	}
+}
+
+// commandNames lists the names of the command table.
+func commandNames() []string {
+	var out []string
+	for _, c := range commands() {
+		out = append(out, c.name)
+	}
+	return out
 }
 
 // parse parses flags that may come before or after the positional arguments (stdlib flag stops
 // at the first positional one) and returns the positional arguments.
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	// -h prints the usage to stdout (flagError), a wrong flag to stderr with the problem.
+	usage := fs.Usage
+	fs.Usage = func() {}
+	defer func() { fs.Usage = usage }()
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
+			if !errors.Is(err, flag.ErrHelp) {
+				usage()
+			}
 			return nil, err
 		}
 		if fs.NArg() == 0 {
@@ -146,15 +192,31 @@ func newFlags(name string, stderr io.Writer, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: hcbench %s\n", synopsis)
+		fmt.Fprintf(fs.Output(), "Usage: hcbench %s\n", synopsis)
 		fs.PrintDefaults()
 	}
 	return fs
 }
 
-func cmdHelp(args []string, stdout, stderr io.Writer) int {
+// flagError returns the exit code of a command whose flags did not parse (parse's error): for
+// -h, -help or --help, 0 after printing the usage to stdout, as Go's tools do; otherwise 2, the
+// problem and the usage having gone to stderr.
+func flagError(fs *flag.FlagSet, err error, stdout io.Writer) int {
+	if !errors.Is(err, flag.ErrHelp) {
+		return ExitUsage
+	}
+	out := fs.Output()
+	fs.SetOutput(stdout)
+	fs.Usage()
+	fs.SetOutput(out)
+	return ExitOK
+}
+
+// cmdHelp prints the usage, or the help topic named: a command's usage (what its -h prints;
+// "help data fetch" that of a data subcommand), or config's keys.
+func cmdHelp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch {
-	case len(args) == 0:
+	case len(args) == 0 || len(args) == 1 && slices.Contains([]string{"help", "-h", "-help", "--help"}, args[0]):
 		fmt.Fprint(stdout, usage)
 		return ExitOK
 	case len(args) == 1 && args[0] == "config":
@@ -164,8 +226,58 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 		}
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "hcbench: unknown help topic %q (try: hcbench help config)\n", strings.Join(args, " "))
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(ctx, append(slices.Clone(args[1:]), "-h"), stdout, stderr)
+		}
+	}
+	topics := append(commandNames(), "config")
+	msg := fmt.Sprintf("unknown help topic %q", strings.Join(args, " "))
+	if best := config.Closest(args[0], topics); best != "" {
+		msg += fmt.Sprintf("; did you mean %q?", best)
+	}
+	fmt.Fprintf(stderr, "hcbench: %s (topics: %s)\n", msg, strings.Join(topics, ", "))
 	return ExitUsage
+}
+
+// setFlag adds the repeatable -set PATH=VALUE flag, which overrides a key of the config.
+func setFlag(fs *flag.FlagSet) *[]string {
+	var sets []string
+	fs.Func("set", "override a config key as if the file said so (repeatable): PATH=VALUE with a key path such as seed, datasets[0].jets or algorithms[2].beam_size, and a YAML value (3, 3n, [summary, runtime]); checked like the file", func(v string) error {
+		sets = append(sets, v)
+		return nil
+	})
+	return &sets
+}
+
+// onlyFlag adds the -only REGEX flag, which selects tasks by their keys (plan.Filter).
+func onlyFlag(fs *flag.FlagSet) *string {
+	return fs.String("only", "", "only the tasks whose key (dataset=NAME|item=ID|algorithm=LABEL, as plan lists them) matches this regular expression, unanchored as go test -run's: 'algorithm=beam$', 'dataset=q\\|item=3\\|' (escape |, which is the regexp's or)")
+}
+
+// checkFilter refuses a filter that selects no task of p: a typo, most likely, which would
+// otherwise run nothing and say nothing.
+func checkFilter(p *plan.Plan, f *plan.Filter, stderr io.Writer) int {
+	if _, n := p.Selected(f, nil); n == 0 && len(p.Tasks) > 0 {
+		fmt.Fprintf(stderr, "hcbench: -only %q matches none of the %d task keys (the first is %s; hcbench plan lists them)\n", f, len(p.Tasks), p.Tasks[0].Key)
+		return ExitUsage
+	}
+	return ExitOK
+}
+
+// countFlag adds the -count flag of run and plan: the repeat of the algorithm entries without
+// one (config.Options.Repeat); 0 leaves them at 1.
+func countFlag(fs *flag.FlagSet) *int {
+	return fs.Int("count", 0, fmt.Sprintf("run each algorithm this many times per item (1 to %d), timing each run and checking that each gives the same result, for entries without repeat (default: their repeat, else 1)", config.MaxRepeat))
+}
+
+// countOK reports whether count is a -count flag's value, saying why not on stderr.
+func countOK(count int, stderr io.Writer) bool {
+	if count < 0 || count > config.MaxRepeat {
+		fmt.Fprintf(stderr, "hcbench: -count must be 1 to %d, got %d\n", config.MaxRepeat, count)
+		return false
+	}
+	return true
 }
 
 // dataFlag adds the -data flag, which sets the data directory that configs' data: paths name.
@@ -174,12 +286,12 @@ func dataFlag(fs *flag.FlagSet) *string {
 }
 
 // load reads a config and opens its plan, with the data directory dataDir (the -data flag; ""
-// for the default); with check, it also checks the memory that all the plan's tasks would take
+// for the default) and the options of the other flags in o (-set, -count); with check, it also checks the memory that all the plan's tasks would take
 // on the config's workers (a run checks its own shard on its own workers). shards, when not nil,
 // gives the number of shards of the run, so that the estimate made before the plan is made
 // counts one shard's items and records. Problems go to stderr; code is the exit code to return
 // when p is nil: ExitFailure, or ExitInterrupted when ctx was cancelled.
-func load(ctx context.Context, path, dataDir string, check bool, shards func(*config.Config) int, stderr io.Writer) (p *plan.Plan, code int) {
+func load(ctx context.Context, path, dataDir string, o config.Options, check bool, shards func(*config.Config) int, stderr io.Writer) (p *plan.Plan, code int) {
 	fail := func(err error) (*plan.Plan, int) {
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "hcbench: interrupted:", context.Cause(ctx))
@@ -192,7 +304,8 @@ func load(ctx context.Context, path, dataDir string, check bool, shards func(*co
 	if err != nil {
 		return fail(err)
 	}
-	cfg, err := config.LoadOptions(path, config.Options{DataDir: loc})
+	o.DataDir = loc
+	cfg, err := config.LoadOptions(path, o)
 	if err != nil {
 		return fail(err)
 	}
@@ -216,11 +329,12 @@ func load(ctx context.Context, path, dataDir string, check bool, shards func(*co
 }
 
 func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("validate", stderr, "validate [-data DIR] CONFIG...")
+	fs := newFlags("validate", stderr, "validate [-data DIR] [-set PATH=VALUE]... CONFIG...")
 	dataDir := dataFlag(fs)
+	sets := setFlag(fs)
 	files, err := parse(fs, args)
 	if err != nil {
-		return ExitUsage
+		return flagError(fs, err, stdout)
 	}
 	if len(files) == 0 {
 		fs.Usage()
@@ -228,7 +342,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	code := ExitOK
 	for _, f := range files {
-		p, c := load(ctx, f, *dataDir, true, nil, stderr)
+		p, c := load(ctx, f, *dataDir, config.Options{Set: *sets}, true, nil, stderr)
 		if c == ExitInterrupted {
 			return c
 		}
@@ -243,42 +357,65 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 }
 
 func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("plan", stderr, "plan [-data DIR] CONFIG")
+	fs := newFlags("plan", stderr, "plan [-data DIR] [-set PATH=VALUE]... [-only REGEX] [-count K] CONFIG")
 	dataDir := dataFlag(fs)
+	sets := setFlag(fs)
+	only := onlyFlag(fs)
+	count := countFlag(fs)
 	files, err := parse(fs, args)
 	if err != nil {
+		return flagError(fs, err, stdout)
+	}
+	if len(files) != 1 || !countOK(*count, stderr) {
+		if len(files) != 1 {
+			fs.Usage()
+		}
 		return ExitUsage
 	}
-	if len(files) != 1 {
-		fs.Usage()
+	filter, err := plan.NewFilter(*only)
+	if err != nil {
+		fmt.Fprintln(stderr, "hcbench:", err)
 		return ExitUsage
 	}
-	p, code := load(ctx, files[0], *dataDir, true, nil, stderr)
+	p, code := load(ctx, files[0], *dataDir, config.Options{Set: *sets, Repeat: *count}, true, nil, stderr)
 	if p == nil {
 		return code
 	}
-	if err := p.Write(stdout); err != nil {
+	if code := checkFilter(p, filter, stderr); code != ExitOK {
+		return code
+	}
+	if err := p.Write(stdout, filter); err != nil {
 		fmt.Fprintln(stderr, "hcbench:", err)
 		return ExitFailure
 	}
-	e := p.Memory(p.Config.WorkersFor(0), nil)
-	fmt.Fprintf(stdout, "# memory: about %s on %d workers (%s)\n", memory.Format(e.Bytes), p.Config.WorkersFor(0), e)
+	workers := p.Config.WorkersFor(0)
+	keep, _ := p.Selected(filter, nil)
+	if err := p.WriteCosts(stdout, workers, keep); err != nil {
+		fmt.Fprintln(stderr, "hcbench:", err)
+		return ExitFailure
+	}
+	e := p.Memory(workers, keep)
+	fmt.Fprintf(stdout, "# memory: about %s on %d %s (%s)\n", memory.Format(e.Bytes), workers, results.Plural(workers, "worker", "workers"), e)
 	return ExitOK
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("run", stderr, "run CONFIG [-out DIR] [-workers N] [-save-data] [-shard I/N] [-shards N] [-allow-other-build] [-data DIR]")
+	fs := newFlags("run", stderr, "run CONFIG [-out DIR] [-set PATH=VALUE]... [-only REGEX] [-retry-failed] [-count K] [-workers N] [-save-data] [-shard I/N] [-shards N] [-allow-other-build] [-data DIR]")
 	dataDir := dataFlag(fs)
-	out := fs.String("out", "", "run directory (default runs/<name>-<UTC time>, or runs/<name>-shards for a shard); a directory of the same config is resumed")
+	sets := setFlag(fs)
+	only := onlyFlag(fs)
+	retry := fs.Bool("retry-failed", false, "run again the tasks whose records have an error (of those -only selects); a failed record stays until its task's new record replaces it. Without -out: in the latest run of this config that is unfinished or has failed tasks")
+	out := fs.String("out", "", "run directory; a directory of the same config is resumed. Default: the latest unfinished run of this config (and build) in runs/, which is resumed, else a new runs/<name>-<UTC time> (runs/<name>-shards for a shard)")
 	shardSpec := fs.String("shard", "", "run only shard I of N (I/N, 0 ≤ I < N); default: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX if set")
 	shardCount := fs.Int("shards", 0, "number of shards, for JOB_COMPLETION_INDEX (overrides the config's shards)")
 	workers := fs.Int("workers", 0, "tasks run at once (default: the config's workers, else all cores)")
 	saveData := fs.Bool("save-data", false, "also write generated data sets into data/ of the run directory (jets to <name>.jsonl, mixtures to <name>-<item>.csv)")
 	every := fs.Duration("progress", 10*time.Second, "when stderr is not a terminal, log a progress line this often (0: never)")
 	otherBuild := fs.Bool("allow-other-build", false, "resume a run directory whose records another build (another executable: its SHA-256 differs) wrote; the manifest lists each session's build")
+	count := countFlag(fs)
 	files, err := parse(fs, args)
 	if err != nil {
-		return ExitUsage
+		return flagError(fs, err, stdout)
 	}
 	if len(files) != 1 {
 		fs.Usage()
@@ -288,13 +425,21 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hcbench: -workers must be 0 (all cores) or positive, got %d\n", *workers)
 		return ExitUsage
 	}
+	if !countOK(*count, stderr) {
+		return ExitUsage
+	}
+	filter, err := plan.NewFilter(*only)
+	if err != nil {
+		fmt.Fprintln(stderr, "hcbench:", err)
+		return ExitUsage
+	}
 	shardsOf := func(cfg *config.Config) int {
 		if s, err := chooseShard(*shardSpec, *shardCount, cfg.Shards, os.Getenv); err == nil && s != nil {
 			return s.Count
 		}
 		return 1 // a bad shard is reported once the plan is made
 	}
-	p, code := load(ctx, files[0], *dataDir, false, shardsOf, stderr)
+	p, code := load(ctx, files[0], *dataDir, config.Options{Set: *sets, Repeat: *count}, false, shardsOf, stderr)
 	if p == nil {
 		return code
 	}
@@ -303,15 +448,23 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "hcbench:", err)
 		return ExitUsage
 	}
+	if code := checkFilter(p, filter, stderr); code != ExitOK {
+		return code
+	}
 	dir := *out
 	switch {
 	case dir == "" && shard != nil:
 		dir = filepath.Join("runs", p.Config.Name+"-shards")
 	case dir == "":
-		dir = defaultRunDir(p.Config.Name, time.Now())
+		dir = resumableRunDir(p, args, *otherBuild, *retry, stderr)
 	}
 	terminal := isTerminal(stderr)
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	var console io.Writer = stderr
+	if terminal {
+		// Log lines go above the progress bar while it is drawn, not into it.
+		console = runner.NewConsole(stderr)
+	}
+	log := slog.New(slog.NewTextHandler(console, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	o, err := runner.Run(ctx, p, runner.Options{
 		Dir:             dir,
 		Shard:           shard,
@@ -319,8 +472,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		SaveData:        *saveData,
 		AllowOtherBuild: *otherBuild,
 		Args:            append([]string{"run"}, args...),
+		Only:            filter,
+		RetryFailed:     *retry,
 		Log:             log,
-		Progress:        stderr,
+		Progress:        console,
 		Terminal:        terminal,
 		ProgressEvery:   *every,
 	})
@@ -344,7 +499,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if o.Resumed > 0 {
 		fmt.Fprintf(stdout, " (%d found finished and skipped)", o.Resumed)
 	}
+	if o.Retried > 0 {
+		fmt.Fprintf(stdout, " (%d failed %s run again)", o.Retried, results.Plural(o.Retried, "task", "tasks"))
+	}
 	fmt.Fprintln(stdout)
+	if filter != nil && m.Status == results.StatusIncomplete && err == nil {
+		fmt.Fprintf(stdout, "-only %s: its tasks have run; the other %d run with: %s\n", filter, m.Tasks-m.Finished, resumeCommand(args, *out != "", o.Dir, false))
+	}
 	printReports(stdout, o.Reports)
 	if m.Shard != nil && m.Status == results.StatusComplete {
 		fmt.Fprintf(stdout, "merge the shards with: hcbench merge %s\n", o.Dir)
@@ -352,11 +513,84 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch {
 	case m.Status == results.StatusInterrupted:
 		fmt.Fprintln(stderr, "hcbench: interrupted; the finished records are in", filepath.Join(o.Dir, results.ResultsFile))
+		fmt.Fprintln(stderr, "resume with:", resumeCommand(args, *out != "", o.Dir, true))
 		return ExitInterrupted
+	case m.Status == results.StatusIncomplete && (filter == nil || err != nil):
+		fmt.Fprintln(stderr, "resume with:", resumeCommand(args, *out != "", o.Dir, true))
+		return ExitFailure
 	case err != nil || m.Failed > 0 || len(m.Warnings) > 0:
+		if m.Failed > 0 && err == nil {
+			cmd := resumeCommand(args, *out != "", o.Dir, true)
+			if !*retry {
+				cmd += " -retry-failed"
+			}
+			fmt.Fprintf(stderr, "run the %d failed %s again with: %s\n", m.Failed, results.Plural(m.Failed, "task", "tasks"), cmd)
+		}
 		return ExitFailure
 	}
 	return ExitOK
+}
+
+// resumableRunDir returns the directory of a whole run of p without -out: the latest unfinished
+// run of the same config in runs/ that this build may resume (with retryFailed, a complete run
+// with failed tasks too), saying so on stderr (and which it passed over, why, and the command
+// that resumes one anyway), else a new runs/<name>-<UTC time>. args are the run command's.
+func resumableRunDir(p *plan.Plan, args []string, allowOtherBuild, retryFailed bool, stderr io.Writer) string {
+	u, skipped, ok, err := runner.Resumable(p, "runs", allowOtherBuild, retryFailed)
+	if err != nil {
+		ok = false // the run itself reports a config that cannot be resolved
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(stderr, "hcbench: not resuming %s, an unfinished run of this config: %s", s.Dir, s.Why)
+		if s.Flag != "" {
+			fmt.Fprintf(stderr, "; resume it with: %s %s", resumeCommand(args, false, s.Dir, true), s.Flag)
+		}
+		fmt.Fprintln(stderr)
+	}
+	if !ok {
+		return defaultRunDir(p.Config.Name, time.Now())
+	}
+	status := u.Manifest.Status
+	switch {
+	case status == results.StatusRunning:
+		status = "killed"
+	case status == results.StatusComplete:
+		status = fmt.Sprintf("complete, %d failed", u.Manifest.Failed)
+	}
+	fmt.Fprintf(stderr, "hcbench: resuming %s (%s): %d of %d tasks done; -out DIR runs into another directory\n", u.Dir, status, u.Recorded, u.Manifest.Tasks)
+	return u.Dir
+}
+
+// resumeCommand returns the command line that resumes the run into dir: the run command's args,
+// with -out dir added when it was not given (outGiven), and without -only unless keepOnly.
+func resumeCommand(args []string, outGiven bool, dir string, keepOnly bool) string {
+	words := []string{"hcbench", "run"}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !keepOnly {
+			name := strings.TrimLeft(a, "-")
+			if strings.HasPrefix(a, "-") && name == "only" {
+				i++ // and its value
+				continue
+			}
+			if strings.HasPrefix(a, "-") && strings.HasPrefix(name, "only=") {
+				continue
+			}
+		}
+		words = append(words, shellQuote(a))
+	}
+	if !outGiven {
+		words = append(words, "-out", shellQuote(dir))
+	}
+	return strings.Join(words, " ")
+}
+
+// shellQuote quotes s for a POSIX shell where it holds anything but plain characters.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // printReports lists the Markdown reports and the HTML page of a run.
@@ -445,7 +679,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	otherBuild := fs.Bool("allow-other-build", false, "merge shards that different builds (other executables: their SHA-256 differ) wrote; the merged manifest lists each shard's build")
 	dirs, err := parse(fs, args)
 	if err != nil {
-		return ExitUsage
+		return flagError(fs, err, stdout)
 	}
 	if len(dirs) == 0 {
 		fs.Usage()
@@ -492,7 +726,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	only := fs.String("reports", "", "rebuild only these reports (comma-separated), adding any new one to the run's reports; default: the run's reports")
 	dirs, err := parse(fs, args)
 	if err != nil {
-		return ExitUsage
+		return flagError(fs, err, stdout)
 	}
 	if len(dirs) != 1 {
 		fs.Usage()
@@ -570,7 +804,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	allowMissing := fs.Bool("allow-missing", false, "do not fail when NEW did not finish or lacks tasks of OLD; compare the tasks both have")
 	dirs, err := parse(fs, args)
 	if err != nil {
-		return ExitUsage
+		return flagError(fs, err, stdout)
 	}
 	if len(dirs) != 2 {
 		fs.Usage()

@@ -100,7 +100,7 @@ func cmdDataFetch(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	mirror := fs.String("mirror", "", "fetch from this base URL instead of "+datadir.DefaultBase+" (default $"+datadir.EnvMirror+"); "+datadir.MirrorLayout)
 	names, err := parse(fs, args)
 	if err != nil {
-		return ExitUsage
+		return flagError(fs, err, stdout)
 	}
 	sets, err := dataSets(names)
 	if err != nil {
@@ -155,7 +155,7 @@ func cmdDataList(args []string, stdout, stderr io.Writer) int {
 	fs, dirFlag := dataFlags("list", "list [-data DIR]", stderr)
 	rest, err := parse(fs, args)
 	if err != nil {
-		return ExitUsage
+		return flagError(fs, err, stdout)
 	}
 	if len(rest) != 0 {
 		fs.Usage()
@@ -190,7 +190,7 @@ func cmdDataVerify(args []string, stdout, stderr io.Writer) int {
 	fs, dirFlag := dataFlags("verify", "verify [-data DIR] [SET...]", stderr)
 	names, err := parse(fs, args)
 	if err != nil {
-		return ExitUsage
+		return flagError(fs, err, stdout)
 	}
 	sets, err := dataSets(names)
 	if err != nil {

@@ -1,6 +1,7 @@
 // Package compare is the core of `hcbench compare OLD NEW`: it joins two runs by task key and
 // compares them per data set and algorithm label — quality (log-likelihood, gap to the exact MAP,
-// log evidence, dendrogram purity), time (median and a Mann-Whitney U test, as benchstat) and
+// log evidence, dendrogram purity), time (median and a Mann-Whitney U test over every run of
+// every task, as benchstat over bench.txt) and
 // failures — names the regressions beyond the thresholds, and the problems that make the
 // comparison itself unsound: a NEW run that did not finish, tasks of OLD missing from NEW, a task
 // recorded twice.
@@ -41,10 +42,11 @@ type Options struct {
 	AllowMissing bool
 }
 
-// MinTimeSamples is the fewest tasks a row needs in both runs for a slowdown to be a regression.
-// With n tasks a side, the smallest two-sided Mann-Whitney p is 2/C(2n, n): 0.029 for n = 4,
-// which one noisy night reaches by chance (the nightly suite once failed on six such rows while
-// its quality was identical); for n = 8 it is 0.00016.
+// MinTimeSamples is the fewest timings (tasks × runs of each, see repeat) a row needs in both
+// runs for a slowdown to be a regression. With n timings a side, the smallest two-sided
+// Mann-Whitney p is 2/C(2n, n): 0.029 for n = 4, which one noisy night reaches by chance (the
+// nightly suite once failed on six such rows while its quality was identical); for n = 8 it is
+// 0.00016.
 const MinTimeSamples = 8
 
 // Result is the comparison of two runs.
@@ -90,7 +92,8 @@ type Row struct {
 	// NewlyInfinite are the items whose log-likelihood was finite in OLD and is −Inf in NEW
 	// (a regression: an infinite drop the mean leaves out).
 	NewlyInfinite []string
-	// Time compares the task times.
+	// Time compares the task times: every run of every task (a record's times, or its seconds
+	// after one run).
 	Time Time
 	// TimeWaived says why a slowdown beyond the threshold is not a regression (too few tasks,
 	// another machine), "" otherwise.
@@ -118,12 +121,18 @@ type Change struct {
 
 // Time compares the task times of a row.
 type Time struct {
-	Tasks    int
-	Old, New float64 // medians, seconds
+	Tasks int
+	// OldSamples and NewSamples count the timings of the Tasks in each run: a task that ran K
+	// times (repeat, -count) gives K, one from a build before repeats gives 1.
+	OldSamples, NewSamples int
+	Old, New               float64 // medians over the samples, seconds
 	// Ratio is New/Old (NaN when Old is 0).
 	Ratio float64
-	// P is the two-sided Mann-Whitney U test p-value (1 when every time is equal, NaN without
-	// tasks); Significant is P < Alpha.
+	// P is the two-sided Mann-Whitney U test p-value over the samples, as benchstat computes it
+	// from bench.txt (1 when every time is equal, NaN without tasks); Significant is P < Alpha.
+	// The samples of a task's runs are not independent of each other as the test assumes, but
+	// both runs hold the same items, so the spread between items, the same on both sides, makes
+	// the test conservative, not lax.
 	P           float64
 	Significant bool
 }
@@ -197,8 +206,8 @@ func Compare(old, new Run, o Options) *Result {
 		var tOld, tNew []float64
 		olds, news := make([][]float64, len(results.Metrics)), make([][]float64, len(results.Metrics))
 		for _, p := range ps {
-			tOld = append(tOld, p.old.Seconds)
-			tNew = append(tNew, p.new.Seconds)
+			tOld = append(tOld, p.old.Timings()...)
+			tNew = append(tNew, p.new.Timings()...)
 			for i, m := range results.Metrics {
 				vo, okO := m.Value(&p.old, exactOld)
 				vn, okN := m.Value(&p.new, exactNew)
@@ -215,6 +224,7 @@ func Compare(old, new Run, o Options) *Result {
 			rw.Quality[m.Key] = change(olds[i], news[i])
 		}
 		rw.Time = timing(tOld, tNew)
+		rw.Time.Tasks = len(ps)
 		var slower bool
 		slower, rw.TimeWaived = timeVerdict(rw.Time, th, res.TimeNote)
 		if slower {
@@ -280,15 +290,15 @@ func differentMachines(old, new results.Manifest) string {
 }
 
 // timeVerdict decides whether a row's times regressed: slower by more than th.Time, with
-// p < Alpha and a new median of at least MinTimed; and then only with MinTimeSamples tasks and
-// on the same machine (machineNote ""), else waived says why not.
+// p < Alpha and a new median of at least MinTimed; and then only with MinTimeSamples timings in
+// both runs and on the same machine (machineNote ""), else waived says why not.
 func timeVerdict(t Time, th results.Thresholds, machineNote string) (regressed bool, waived string) {
 	if th.Time <= 0 || !t.Significant || math.IsNaN(t.Ratio) || t.Ratio-1 <= th.Time || t.New < MinTimed {
 		return false, ""
 	}
 	switch {
-	case t.Tasks < MinTimeSamples:
-		return false, fmt.Sprintf("n=%d < %d", t.Tasks, MinTimeSamples)
+	case min(t.OldSamples, t.NewSamples) < MinTimeSamples:
+		return false, fmt.Sprintf("n=%s < %d", t.N(), MinTimeSamples)
 	case machineNote != "":
 		return false, "other machine"
 	}
@@ -344,9 +354,18 @@ func change(old, new []float64) Change {
 	return Change{Items: len(old), Old: mean(old), New: mean(new), Delta: mean(d), Changed: changed}
 }
 
-// timing compares two samples of task times.
+// N is the sample count as benchstat writes it: "10", or "10+20" when the runs have different
+// numbers of timings.
+func (t Time) N() string {
+	if t.OldSamples == t.NewSamples {
+		return fmt.Sprint(t.OldSamples)
+	}
+	return fmt.Sprintf("%d+%d", t.OldSamples, t.NewSamples)
+}
+
+// timing compares two samples of task times; the caller sets Tasks.
 func timing(old, new []float64) Time {
-	t := Time{Tasks: len(old), Old: math.NaN(), New: math.NaN(), Ratio: math.NaN(), P: math.NaN()}
+	t := Time{OldSamples: len(old), NewSamples: len(new), Old: math.NaN(), New: math.NaN(), Ratio: math.NaN(), P: math.NaN()}
 	if len(old) == 0 {
 		return t
 	}
@@ -407,7 +426,7 @@ func (r *Row) Regressions() []string {
 const MinTimed = 1e-3
 
 // TimeRegressed reports whether the median slowed by more than the time threshold with
-// p < Alpha, the new median being at least MinTimed, over at least MinTimeSamples tasks on the
+// p < Alpha, the new median being at least MinTimed, over at least MinTimeSamples timings on the
 // same machine (never when the threshold is 0).
 func (r *Row) TimeRegressed() bool { return r.timeRegression != "" }
 
@@ -502,8 +521,8 @@ func qualityRegressions(r *Row, th results.Thresholds) []string {
 // timeRegression is the regression line of a row whose times regressed (timeVerdict).
 func timeRegression(r *Row, th results.Thresholds) string {
 	t := r.Time
-	return fmt.Sprintf("%s/%s: median time rose by %.1f%% (%ss → %ss, p=%.3f n=%d; threshold %g%%)",
-		r.Dataset, r.Algorithm, 100*(t.Ratio-1), num(t.Old), num(t.New), t.P, t.Tasks, 100*th.Time)
+	return fmt.Sprintf("%s/%s: median time rose by %.1f%% (%ss → %ss, p=%.3f n=%s; threshold %g%%)",
+		r.Dataset, r.Algorithm, 100*(t.Ratio-1), num(t.Old), num(t.New), t.P, t.N(), 100*th.Time)
 }
 
 // num formats a mean or difference with enough digits to see a change at the default

@@ -610,3 +610,50 @@ func TestTimeNeedsSamplesAndOneMachine(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeUsesEveryRun: with tasks run several times (repeat, -count), the time test runs over
+// every run of every task, as benchstat over bench.txt does: 4 tasks of 3 runs each are 12
+// samples a side, enough for a regression where the 4 tasks alone (n=4 < 8) are not; the
+// medians are over the runs; and a run from before repeats (seconds only) compares with one
+// that has times, each of its tasks one sample.
+func TestTimeUsesEveryRun(t *testing.T) {
+	th := results.Thresholds{Time: 0.1}
+	secs := []float64{1.00, 1.08, 0.97, 1.02}
+	withRuns := func(r Run, factor float64) Run {
+		for i := range r.Records {
+			s := r.Records[i].Seconds * factor
+			r.Records[i].Times = []float64{s * 1.01, s * 0.98, s}
+			r.Records[i].Seconds = results.Median(r.Records[i].Times)
+		}
+		return r
+	}
+	old, new := timeRuns(secs, secs)
+	old, new = withRuns(old, 1), withRuns(new, 1.5)
+	res := Compare(old, new, Options{Thresholds: th})
+	tm := res.Rows[0].Time
+	if tm.Tasks != 4 || tm.OldSamples != 12 || tm.NewSamples != 12 || !tm.Significant || tm.P >= 0.001 {
+		t.Errorf("time %+v; want 4 tasks, 12 samples a side, p < 0.001", tm)
+	}
+	var all []float64
+	for _, r := range old.Records {
+		all = append(all, r.Times...)
+	}
+	if tm.Old != results.Median(all) {
+		t.Errorf("old median %v, want the median of every run, %v", tm.Old, results.Median(all))
+	}
+	wantRegressions(t, res, []string{"t/greedy: median time rose by 50.0%", "p=0.000 n=12;"})
+	if out := text(t, res); !strings.Contains(out, "REGRESSION (slower by 50.0% > 10%) p=0.000 n=12") {
+		t.Errorf("output:\n%s", out)
+	}
+
+	// OLD from before repeats: one sample per task against NEW's three.
+	old, _ = timeRuns(secs, secs)
+	res = Compare(old, new, Options{Thresholds: th})
+	tm = res.Rows[0].Time
+	if tm.OldSamples != 4 || tm.NewSamples != 12 || !tm.Significant || res.Rows[0].TimeWaived != "n=4+12 < 8" {
+		t.Errorf("time %+v, waived %q; want 4+12 samples, significant, waived as n=4+12 < 8", tm, res.Rows[0].TimeWaived)
+	}
+	if out := text(t, res); !strings.Contains(out, "not a regression (n=4+12 < 8)") || !strings.Contains(out, "n=4+12") {
+		t.Errorf("output:\n%s", out)
+	}
+}

@@ -135,7 +135,7 @@ func (r *Row) writeRows(tw io.Writer, th results.Thresholds) {
 		line("log-likelihood −Inf", "finite", "−Inf", "", fmt.Sprintf("REGRESSION: %d %s (%s)", n, results.Plural(n, "item", "items"), firstFew(r.NewlyInfinite, listed)))
 	}
 	if t := r.Time; t.Tasks > 0 {
-		verdict := fmt.Sprintf("p=%.3f n=%d", t.P, t.Tasks)
+		verdict := fmt.Sprintf("p=%.3f n=%s", t.P, t.N())
 		if !t.Significant {
 			verdict = "~ (" + verdict + ")"
 		}

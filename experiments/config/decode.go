@@ -348,18 +348,25 @@ func (d *decoder) suggest(what, key string, known []string) string {
 	if len(d.problems) >= maxProblems {
 		return ""
 	}
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := editDistance(key, k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	if best != "" {
+	if best := Closest(key, known); best != "" {
 		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
 	sorted := slices.Clone(known)
 	sort.Strings(sorted)
 	return " (known " + what + ": " + strings.Join(sorted, ", ") + ")"
+}
+
+// Closest returns the name of known closest to name within two edits (insertions, deletions or
+// substitutions of a byte), the earliest of equally close ones, or "" when none is that close:
+// the suggestion for a misspelt config key, algorithm or command.
+func Closest(name string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := editDistance(name, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
 }
 
 func editDistance(a, b string) int {

@@ -25,6 +25,12 @@ type Options struct {
 	// DataDir is the data directory that the config's data: paths name (package datadir); the
 	// zero Location means datadir.Locate("", os.Getenv): $HCBENCH_DATA, else the default.
 	DataDir datadir.Location
+	// Set are -set PATH=VALUE overrides, applied in order to the config's YAML before it is
+	// decoded (see override.go); their problems name the flag.
+	Set []string
+	// Repeat is the repeat of the algorithm entries that do not write one (run's -count flag);
+	// 0 leaves them at 1.
+	Repeat int
 }
 
 // Load reads, decodes and validates the config file at path, with the default Options. An
@@ -130,7 +136,10 @@ func ParseOptions(path string, src []byte, o Options) (*Config, error) {
 	if !ok {
 		return nil, d.problems
 	}
-	cfg := &Config{Path: path, DataDir: o.DataDir}
+	if len(o.Set) > 0 {
+		root = d.applyOverrides(root, o.Set)
+	}
+	cfg := &Config{Path: path, DataDir: o.DataDir, Overrides: o.Set}
 	top := d.mapping(root, &cfg.Header, "", "datasets", "algorithms", "reports")
 	if root.Kind == yaml.MappingNode {
 		d.datasets(cfg, root, top)
@@ -138,8 +147,22 @@ func ParseOptions(path string, src []byte, o Options) (*Config, error) {
 		d.reports(cfg, root, top)
 		d.validate(cfg, top)
 	}
+	switch {
+	case o.Repeat < 0 || o.Repeat > MaxRepeat:
+		d.addf(0, "-count must be 1 to %d, got %d", MaxRepeat, o.Repeat)
+	case o.Repeat > 0:
+		for i := range cfg.Algorithms {
+			if a := &cfg.Algorithms[i]; !a.lines.has("repeat") {
+				a.Repeat = o.Repeat
+			}
+		}
+	}
 	if len(d.problems) > 0 {
-		return nil, d.sorted()
+		ps := d.sorted()
+		for i := range ps {
+			ps[i] = relocate(ps[i], o.Set)
+		}
+		return nil, ps
 	}
 	return cfg, nil
 }
@@ -444,7 +467,7 @@ func (d *decoder) algorithms(cfg *Config, root *yaml.Node, top keyLines) {
 		a := Algorithm{Line: n.Line, Index: i}
 		switch n.Kind {
 		case yaml.ScalarNode:
-			a.Name, a.Label = n.Value, n.Value
+			a.Name, a.Label, a.Repeat = n.Value, n.Value, 1
 			alg, ok := registry.LookupAlgorithm(a.Name)
 			if !ok {
 				d.fail(n.Line, path, "unknown algorithm %q%s", a.Name, d.suggest("algorithms", a.Name, registry.AlgorithmNames()))
@@ -476,7 +499,7 @@ func (d *decoder) algorithms(cfg *Config, root *yaml.Node, top keyLines) {
 			typ := reflect.TypeOf(params).Elem()
 			a.lines = d.mapping(n, params, path, keysExcept(n, typ)...)
 			a.Params = params
-			a.Name, a.Label, a.Datasets = keys.Name, keys.Label, keys.Datasets
+			a.Name, a.Label, a.Datasets, a.Repeat = keys.Name, keys.Label, keys.Datasets, keys.Repeat
 			if !a.lines.has("label") {
 				a.Label = a.Name
 			}
@@ -495,21 +518,76 @@ func (d *decoder) reports(cfg *Config, root *yaml.Node, top keyLines) {
 	}
 	seen := map[string]bool{}
 	for i, n := range d.list(root, "reports", false) {
-		if n.Kind != yaml.ScalarNode {
-			d.addf(n.Line, "reports[%d]: want a report name, got %s", i, registry.Describe(n))
+		// An entry is a report's name, or a mapping of its name and options.
+		path, name := fmt.Sprintf("reports[%d]", i), n
+		if n.Kind == yaml.MappingNode {
+			if name = child(n, "name"); name == nil {
+				d.addf(n.Line, "%s: a report with options needs its name: {name: REPORT, OPTION: VALUE}", path)
+				continue
+			}
+		}
+		if name.Kind != yaml.ScalarNode {
+			d.addf(name.Line, "%s: want a report name or a mapping {name: REPORT, OPTION: VALUE}, got %s", path, registry.Describe(name))
 			continue
 		}
-		if _, ok := reports.Lookup(n.Value); !ok {
-			d.addf(n.Line, "reports[%d]: unknown report %q%s", i, n.Value, d.suggest("reports", n.Value, reports.Names()))
+		r, ok := reports.Lookup(name.Value)
+		if !ok {
+			d.addf(name.Line, "%s: unknown report %q%s", path, name.Value, d.suggest("reports", name.Value, reports.Names()))
 			continue
 		}
-		if seen[n.Value] {
-			d.addf(n.Line, "reports[%d]: report %q listed twice", i, n.Value)
+		if seen[name.Value] {
+			d.addf(name.Line, "%s: report %q listed twice", path, name.Value)
 			continue
 		}
-		seen[n.Value] = true
-		cfg.Reports = append(cfg.Reports, n.Value)
+		seen[name.Value] = true
+		cfg.Reports = append(cfg.Reports, name.Value)
+		if r.NewOptions == nil {
+			if n.Kind == yaml.MappingNode {
+				d.mapping(n, &struct{}{}, path, "name") // every other key is unknown
+			}
+			continue
+		}
+		opts := r.NewOptions()
+		if n.Kind != yaml.MappingNode {
+			n = &yaml.Node{Kind: yaml.MappingNode, Line: n.Line}
+		}
+		d.mapping(n, opts, path, "name")
+		if cfg.ReportOptions == nil {
+			cfg.ReportOptions = map[string]any{}
+		}
+		cfg.ReportOptions[name.Value] = opts
 	}
+}
+
+// ReportOptions decodes the report entries of a config, such as a run directory's resolved
+// config.yaml, into the options of the reports that have them (reports.Report.NewOptions), by
+// report name, checked as Load checks them; the rest of the config is not read. `hcbench report`
+// rebuilds a run's reports with them.
+func ReportOptions(path string, src []byte) (map[string]any, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return nil, Problems{syntaxProblem(path, err)}
+	}
+	if emptyDocument(&doc) {
+		return nil, nil
+	}
+	d := &decoder{file: path}
+	root, ok := d.expand(doc.Content[0])
+	if !ok {
+		return nil, d.problems
+	}
+	var cfg Config
+	if root.Kind == yaml.MappingNode {
+		top := keyLines{}
+		if child(root, "reports") != nil {
+			top["reports"] = root.Line
+		}
+		d.reports(&cfg, root, top)
+	}
+	if len(d.problems) > 0 {
+		return nil, d.sorted()
+	}
+	return cfg.ReportOptions, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

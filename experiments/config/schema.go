@@ -23,10 +23,16 @@ type Config struct {
 	Datasets   []Dataset
 	Algorithms []Algorithm
 
+	// ReportOptions are the options of the reports that have them (reports.Report.NewOptions),
+	// by report name, defaults applied.
+	ReportOptions map[string]any
+
 	// Path is the config file as given; paths inside the config are relative to its directory.
 	Path string
 	// DataDir is the data directory that data: paths name (Options.DataDir).
 	DataDir datadir.Location
+	// Overrides are the -set flags applied to the file (Options.Set), as given.
+	Overrides []string
 }
 
 // WorkersFor returns the number of tasks a run of the config runs at once: flag (the -workers
@@ -98,7 +104,7 @@ func (d *Dataset) Has(key string) bool { return d.lines.has(key) }
 // Problem is a problem with key of the entry, found after the config was loaded (for example
 // while reading its data file), at the key's line of the config file.
 func (c *Config) Problem(d *Dataset, key, format string, args ...any) Problem {
-	return Problem{File: c.Path, Line: d.KeyLine(key), Msg: d.Path(key) + ": " + fmt.Sprintf(format, args...)}
+	return relocate(Problem{File: c.Path, Line: d.KeyLine(key), Msg: d.Path(key) + ": " + fmt.Sprintf(format, args...)}, c.Overrides)
 }
 
 // datasetKeys are the keys every data set entry has; the source's own keys come from its struct.
@@ -116,7 +122,11 @@ type Algorithm struct {
 	Label string
 	// Datasets are the data sets the variant runs on; empty means all.
 	Datasets []string
-	Line     int
+	// Repeat is how many times the variant runs on each item (repeat:, else Options.Repeat, the
+	// -count flag, else 1), each run checked to give the same result; the record keeps every
+	// run's time.
+	Repeat int
+	Line   int
 	// Index is the entry's position in the YAML list, as Dataset.Index.
 	Index int
 	// Params are the parameters of the algorithm Name names (registry.Algorithm), defaults
@@ -131,4 +141,9 @@ type algorithmKeys struct {
 	Name     string   `yaml:"name" required:"true" help:"the algorithm"`
 	Label    string   `yaml:"label" help:"names this variant in results and reports; default: the name; must be unique"`
 	Datasets []string `yaml:"datasets" help:"run this variant only on these data sets (names); default: all of them"`
+	Repeat   int      `yaml:"repeat" default:"1" help:"times the variant runs on each item, 1 to 1000 (run -count K sets it for entries without repeat). Every run must give the same tree and numbers (else the task fails: the algorithm is not deterministic); the record keeps each run's time (times) and their median (seconds), bench.txt a line per run. Memory estimates do not change; an external program's timeout applies to each run"`
 }
+
+// MaxRepeat bounds repeat and -count: a thousand timings of a task are more than any timing
+// study needs, and a record keeps them all.
+const MaxRepeat = 1000

@@ -67,6 +67,9 @@ func (d *decoder) validate(cfg *Config, top keyLines) {
 				}
 			}
 		}
+		if a.Repeat < 1 || a.Repeat > MaxRepeat {
+			v.bad("repeat", "must be 1 to %d, got %d", MaxRepeat, a.Repeat)
+		}
 		switch {
 		case d.failed[path+".label"]:
 		case !registry.ValidName(a.Label):

@@ -263,7 +263,11 @@ func (p *Plan) Memory(workers int, inShard func(k int) bool) Estimate {
 	for i := len(work) - 1; i >= 0 && i >= len(work)-workers; i-- {
 		w = memory.Add(w, work[i])
 	}
-	e.add(fmt.Sprintf("the working memory of the largest tasks on %d workers", workers), w)
+	on := fmt.Sprintf("%d workers", workers)
+	if workers == 1 {
+		on = "1 worker"
+	}
+	e.add("the working memory of the largest tasks on "+on, w)
 	e.add("the trellis tables (within their shared budget)", min(trellisMax, memory.Budget()))
 	return e
 }

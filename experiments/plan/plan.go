@@ -100,13 +100,20 @@ func NewShard(ctx context.Context, cfg *config.Config, shards int) (*Plan, error
 	return p, nil
 }
 
-// Write prints the task list, one task per line.
-func (p *Plan) Write(w io.Writer) error {
+// Write prints the task list, one task per line: the tasks f selects (nil: all).
+func (p *Plan) Write(w io.Writer, f *Filter) error {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "# %s: %d tasks\n", p.Config.Name, len(p.Tasks))
+	keep, n := p.Selected(f, nil)
+	if f == nil {
+		fmt.Fprintf(tw, "# %s: %d tasks\n", p.Config.Name, len(p.Tasks))
+	} else {
+		fmt.Fprintf(tw, "# %s: %d of %d tasks (-only %s)\n", p.Config.Name, n, len(p.Tasks), f)
+	}
 	fmt.Fprintf(tw, "dataset\titem\talgorithm\tkey\n")
-	for _, t := range p.Tasks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Dataset.Name, t.Dataset.ID(t.Item), t.Algorithm.Label, t.Key)
+	for k, t := range p.Tasks {
+		if keep(k) {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Dataset.Name, t.Dataset.ID(t.Item), t.Algorithm.Label, t.Key)
+		}
 	}
 	return tw.Flush()
 }

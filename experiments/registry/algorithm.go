@@ -42,7 +42,31 @@ type Algorithm struct {
 	// Budgeted marks an algorithm whose Memory comes from the run's shared Budget (the trellis's
 	// tables): the estimate counts the largest such task once, not once per worker.
 	Budgeted bool
+	// Cost estimates the seconds one task takes on an item of n leaves, on the reference
+	// machine (see ReferenceMachine): plan prints it as the expected time, and the progress of
+	// a run weighs the tasks left by it, calibrated by the times of the tasks that finish, so
+	// that its growth in n and in the parameters matters more than its constant. nil: a guess
+	// (TaskSeconds).
+	Cost func(p Params, n int) float64
 }
+
+// ReferenceMachine is the machine whose seconds the algorithms' Cost estimates: each constant is
+// the median of seconds ÷ growth over tasks of hcbench run with workers 1, on Ginkgo jets of 8
+// to 32 leaves and Gaussian mixtures of 12 to 400 points (the exact methods to 19 and 18 leaves),
+// on the largest sizes where a fixed overhead no longer shows.
+const ReferenceMachine = "linux/amd64, 2 cores of an AMD EPYC (shared), Go 1.26"
+
+// TaskSeconds is a's Cost for an item of n leaves; for an algorithm without one (a test-only
+// algorithm), a guess of 1 µs·n².
+func (a *Algorithm) TaskSeconds(p Params, n int) float64 {
+	if a.Cost != nil {
+		return a.Cost(p, n)
+	}
+	return 1e-6 * float64(n) * float64(n)
+}
+
+// square returns n² as a float, for the costs that grow with the pairs of leaves.
+func square(n int) float64 { return float64(n) * float64(n) }
 
 // Run is what a variant knows of the run it belongs to.
 type Run struct {

@@ -18,6 +18,8 @@ func init() {
 		Start:      Simple(solveBeam),
 		Memory:     func(p Params, _ item.Size, n int) int64 { return beamBytes(p.(*BeamParams).BeamSize, n) },
 		MemoryHint: "lower beam_size, or use smaller items (points, rows, subsamples)",
+		// B partial hierarchies, each scoring its n² candidate merges a level: 3.3e-7 s·B·n².
+		Cost: func(p Params, n int) float64 { return 3.3e-7 * float64(p.(*BeamParams).BeamSize.Of(n)) * square(n) },
 	})
 }
 

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/hcbench/hcbench/algorithms/bhc"
@@ -29,6 +30,8 @@ func init() {
 			}
 			return ""
 		},
+		// Every split of every subset: 1e-9 s·3^n.
+		Cost: func(_ Params, n int) float64 { return 1e-9 * math.Pow(3, float64(n)) },
 	})
 }
 

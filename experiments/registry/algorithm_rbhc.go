@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 
 	"github.com/hcbench/hcbench/algorithms/bhc"
@@ -23,6 +24,14 @@ func init() {
 				return pairMemory(n)
 			}
 			return memory.Add(pairMemory(m), memory.Mul(512, int64(n)))
+		},
+		// BHC on subsamples of m, each point filtered down about log₂ n levels: 5e-6 s·n·log₂ n;
+		// with m ≥ n it is BHC.
+		Cost: func(p Params, n int) float64 {
+			if m := p.(*RBHCParams).M; m < 2 || m >= n {
+				return 2.3e-7 * square(n)
+			}
+			return 5e-6 * float64(n) * math.Log2(float64(n))
 		},
 	})
 }

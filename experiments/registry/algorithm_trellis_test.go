@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,27 +60,18 @@ func TestTrellisWaitsForMemory(t *testing.T) {
 func TestWeightDistances(t *testing.T) {
 	// d_ij = max_{i≠j} w − w_ij (AstarTrellis Tree.execute_search), worked by hand. All
 	// off-diagonal weights are negative, so a maximum that took in the zero diagonal would give
-	// 0 − w instead; the diagonal of d is 0 whatever w holds there.
+	// 0 − w instead; the diagonal of w is ignored. d is condensed: d01, d02, d12.
 	w := [][]float64{
 		{0, -0.25, -1},
 		{-0.25, 7, -0.5},
 		{-1, -0.5, 0},
 	}
-	want := [][]float64{
-		{0, 0, 0.75},
-		{0, 0, 0.25},
-		{0.75, 0.25, 0},
-	}
 	d, err := weightDistances(t.Context(), w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range want {
-		for j := range want[i] {
-			// Exact: one subtraction of numbers exact in binary.
-			if d[i][j] != want[i][j] {
-				t.Errorf("d[%d][%d] = %v, want %v", i, j, d[i][j], want[i][j])
-			}
-		}
+	// Exact: one subtraction of numbers exact in binary.
+	if want := []float64{0, 0.75, 0.25}; !slices.Equal(d, want) {
+		t.Errorf("d = %v, want %v", d, want)
 	}
 }

@@ -17,7 +17,8 @@ import (
 const ExactAlgorithm = "trellis"
 
 // Benchmark-format units of the quality metrics (time is sec/op). All are exact measurements:
-// an algorithm gives the same value on the same item every run.
+// an algorithm gives the same value on the same item every run (a run checks it, repeat by
+// repeat), so the mean over a row's items is exact too.
 //
 // The log-likelihood and the log evidence are written negated: benchstat's text tables show a
 // change as new/old − 1 and ignore better=, so a drop of a negative log-likelihood from −52.88
@@ -32,40 +33,122 @@ const (
 	UnitTime             = "sec/op"
 )
 
-// WriteBench writes the run's records in the Go benchmark format, so that benchstat compares two runs unchanged.
+// WriteBench writes the task times of a run in the Go benchmark format (bench.txt), so that
+// benchstat compares the times of two runs with its default settings; WriteBenchQuality writes
+// their quality metrics beside it.
 //
 // The file starts with file-level configuration lines (experiment, commit — the revision, with
 // "+modified" for a build from a modified tree, or "unknown"; the builds of all sessions joined
-// by commas should a run mix builds —, goos, goarch, config-hash) and the unit metadata of the
-// quality metrics (all assume=exact). Then comes one line per successful task (a failed task has
-// no numbers; hcbench compare reports it), in plan order (data sets and algorithms in the
-// manifest's config order, items in numeric order), named after its key:
+// by commas should a run mix builds —, goos, goarch, config-hash). Then comes one line per run
+// of the algorithm on an item — K lines for a task that ran K times (repeat, -count), one
+// before repeats existed — of every successful task (a failed task has no numbers; hcbench
+// compare reports it), named after the task's data set and algorithm label:
 //
-//	BenchmarkHcbench/dataset=jets/item=3/algorithm=beam 1 0.0123 sec/op 21.5 neg-loglik 0.25 exact-gap 0.9 purity
+//	BenchmarkHcbench/dataset=jets/algorithm=beam 1 0.0123 sec/op
 //
-// Only the metrics the record has are written: neg-loglik (minus the log-likelihood) where the
-// log-likelihood is finite (a −Inf tree has none), exact-gap where the same item has a
-// successful trellis record with a finite MAP (never on the trellis's own line),
-// neg-log-evidence (minus the log evidence) for the Bayesian algorithms and purity (leaf-weighted
-// dendrogram purity) where the item has labels.
+// The lines of a benchmark follow the items in numeric order, the K runs of an item together in
+// run order; the benchmarks follow the manifest's config order, data sets first.
 //
-// The item is part of the name because the quality metrics are exact per item: with the items
-// as samples of one name, benchstat's assume=exact would summarise them by their mode and warn.
+// The item is not in the name: benchstat's default row is the full name, so each row is one
+// algorithm on one data set, and its n samples are every run on every item of the data set
+// (items × K). The median is then over the data set's items, which is what the row measures:
+// how long the algorithm takes on this data set. The items of two runs of one config are the
+// same (each item's random stream derives from the seed and its key), so the two samples of a
+// row are drawn over one and the same mixture of items, and benchstat's Mann-Whitney test
+// compares like with like; as the spread between items is the same in both runs rather than
+// random, the test is conservative (two runs of one build are called different less often than
+// its nominal 5%), and a change confined to a few items of a row weighs in proportion to them.
+// Items whose times spread over orders of magnitude (the trellis from 5 to 12 leaves) need a
+// larger change to be called: in a simulation of configs/nightly.yaml's records with K = 5 and
+// 10% noise, a uniform 1.5× slowdown was significant on all 40 rows (p ≤ 0.031), and
+// identical runs on none. A machine's load is another matter: it moves every time of a run
+// together, which the test cannot tell from a slowdown (two real runs of that config on a shared
+// machine whose load rose from 6 to 15 differed on 11 of the 40 rows), so times compare between
+// runs on one quiet machine. A row per item would make
+// hundreds of rows of K samples each for a nightly suite, and a row per number of leaves still
+// about a hundred; a row per data set and algorithm makes tens (configs/nightly.yaml: 40).
+// Times per item are in results.jsonl (seconds and times), and per number of leaves in the
+// runtime report.
+//
 // Name parts that benchfmt would misparse are percent-escaped: white space, '/', '%' and
 // control characters anywhere, and the '-' of a name ending in -digits (which benchfmt reads
 // as GOMAXPROCS).
 //
 // Compare two runs with
 //
-//	benchstat -ignore commit,config-hash,experiment old/bench.txt new/bench.txt
+//	benchstat old/bench.txt new/bench.txt
 //
-// (columns by file; the ignored keys may differ between the runs and would otherwise split the
-// tables). Every line has n = 1, so the sec/op table says little but its geomean; for a time
-// test per algorithm over the items (Mann-Whitney, as hcbench compare) use
-//
-//	benchstat -ignore commit,config-hash,experiment,/item -row /dataset,/algorithm -filter .unit:sec/op old/bench.txt new/bench.txt
+// and runs of two builds or configs with -ignore commit,config-hash,experiment (the keys that
+// differ between the runs would otherwise split the tables).
 func WriteBench(w io.Writer, m Manifest, recs []Record) error {
 	bw := bufio.NewWriter(w)
+	benchHeader(bw, m)
+	for _, r := range benchOrder(m, recs) {
+		name := BenchName(r.Dataset, r.Algorithm)
+		for _, t := range r.Timings() {
+			bw.WriteString(name)
+			bw.WriteString(" 1 ")
+			bw.WriteString(benchFloat(t))
+			bw.WriteString(" " + UnitTime + "\n")
+		}
+	}
+	return bw.Flush()
+}
+
+// WriteBenchQuality writes the quality metrics of a run in the Go benchmark format
+// (bench-quality.txt): the file-level configuration lines of WriteBench, the unit metadata of the
+// metrics (better= and assume=exact), and one line per data set and algorithm label with a
+// metric, named as in WriteBench, holding the mean of each metric over the row's successful
+// tasks that have it:
+//
+//	BenchmarkHcbench/dataset=jets/algorithm=beam 1 21.5 neg-loglik 0.25 exact-gap 0.9 purity
+//
+// neg-loglik (minus the log-likelihood) is over the items with a finite log-likelihood (a −Inf
+// tree has none), exact-gap over those with a successful trellis record with a finite MAP (never
+// on the trellis's own line), neg-log-evidence (minus the log evidence) over the Bayesian
+// algorithms' and purity (leaf-weighted dendrogram purity) over the labelled items: the means
+// hcbench compare shows. Each mean is exact for the run, so benchstat calls any difference a
+// change ("~" only where the means are equal); which items changed, and by how much against the
+// thresholds, is hcbench compare's to say.
+//
+// The metrics are a file of their own because benchstat prints a table per unit: beside the
+// times, the four quality tables would triple the default output of bench.txt.
+func WriteBenchQuality(w io.Writer, m Manifest, recs []Record) error {
+	bw := bufio.NewWriter(w)
+	benchHeader(bw, m)
+	for _, mt := range Metrics {
+		fmt.Fprintf(bw, "Unit %s better=%s assume=exact\n", mt.BenchUnit, mt.BenchBetter)
+	}
+	ok := benchOrder(m, recs)
+	exact := ExactMAP(ok)
+	for i := 0; i < len(ok); {
+		j := i
+		for j < len(ok) && ok[j].Dataset == ok[i].Dataset && ok[j].Algorithm == ok[i].Algorithm {
+			j++
+		}
+		var line strings.Builder
+		for _, mt := range Metrics {
+			sum, n := 0.0, 0
+			for k := i; k < j; k++ {
+				if v, has := mt.Value(&ok[k], exact); has {
+					sum += mt.BenchSign * v
+					n++
+				}
+			}
+			if n > 0 {
+				line.WriteString(" " + benchFloat(sum/float64(n)) + " " + mt.BenchUnit)
+			}
+		}
+		if line.Len() > 0 {
+			bw.WriteString(BenchName(ok[i].Dataset, ok[i].Algorithm) + " 1" + line.String() + "\n")
+		}
+		i = j
+	}
+	return bw.Flush()
+}
+
+// benchHeader writes the file-level configuration lines of WriteBench.
+func benchHeader(bw *bufio.Writer, m Manifest) {
 	builds := m.Builds()
 	if len(builds) == 0 {
 		builds = []Build{m.Build()}
@@ -76,37 +159,34 @@ func WriteBench(w io.Writer, m Manifest, recs []Record) error {
 			commits = append(commits, c)
 		}
 	}
-	commit := strings.Join(commits, ",")
 	configLine(bw, "experiment", m.Experiment)
-	configLine(bw, "commit", commit)
+	configLine(bw, "commit", strings.Join(commits, ","))
 	configLine(bw, "goos", m.OS)
 	configLine(bw, "goarch", m.Arch)
 	configLine(bw, "config-hash", m.ConfigHash)
-	for _, m := range Metrics {
-		fmt.Fprintf(bw, "Unit %s better=%s assume=exact\n", m.BenchUnit, m.BenchBetter)
-	}
+}
 
+// benchOrder returns the successful records in the order of the benchmark files: by data set and
+// algorithm label in the manifest's config order, then by item (CompareItems). The sort is
+// stable.
+func benchOrder(m Manifest, recs []Record) []Record {
 	var ok []Record
 	for _, r := range recs {
 		if r.Error == "" {
 			ok = append(ok, r)
 		}
 	}
-	SortPlanOrder(ok, m.Datasets, m.Algorithms)
-	exact := ExactMAP(ok)
-	for _, r := range ok {
-		bw.WriteString(BenchName(r.Dataset, r.Item, r.Algorithm))
-		bw.WriteString(" 1 ")
-		bw.WriteString(benchFloat(r.Seconds))
-		bw.WriteString(" " + UnitTime)
-		for _, m := range Metrics {
-			if v, ok := m.Value(&r, exact); ok {
-				bw.WriteString(" " + benchFloat(m.BenchSign*v) + " " + m.BenchUnit)
-			}
+	dr, ar := ConfigRank(m.Datasets), ConfigRank(m.Algorithms)
+	slices.SortStableFunc(ok, func(a, b Record) int {
+		if c := dr(a.Dataset, b.Dataset); c != 0 {
+			return c
 		}
-		bw.WriteByte('\n')
-	}
-	return bw.Flush()
+		if c := ar(a.Algorithm, b.Algorithm); c != 0 {
+			return c
+		}
+		return CompareItems(a.Item, b.Item)
+	})
+	return ok
 }
 
 // configLine writes a file-level configuration line; an empty value is left out (benchfmt reads
@@ -126,10 +206,10 @@ func configLine(w *bufio.Writer, key, value string) {
 // benchFloat formats a value so that benchfmt reads it back exactly.
 func benchFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-// BenchName is the benchmark name of a task: BenchmarkHcbench/dataset=…/item=…/algorithm=…, each
-// value escaped as WriteBench describes.
-func BenchName(dataset, item, label string) string {
-	name := "BenchmarkHcbench/dataset=" + escapeNamePart(dataset) + "/item=" + escapeNamePart(item) + "/algorithm=" + escapeNamePart(label)
+// BenchName is the benchmark name of an algorithm label on a data set:
+// BenchmarkHcbench/dataset=…/algorithm=…, each value escaped as WriteBench describes.
+func BenchName(dataset, label string) string {
+	name := "BenchmarkHcbench/dataset=" + escapeNamePart(dataset) + "/algorithm=" + escapeNamePart(label)
 	// benchfmt takes a trailing -digits as the GOMAXPROCS suffix.
 	i := len(name)
 	for i > 0 && '0' <= name[i-1] && name[i-1] <= '9' {

@@ -16,7 +16,8 @@ func ptr(v float64) *float64 { return &v }
 
 // benchRecords is a small run: a generated data set (jets) with a trellis, greedy and a label
 // ending in -digits, and a labelled one (iris) with an awkward item id and a Bayesian algorithm;
-// out of order, with a failure, a −Inf and an unscored tree.
+// out of order, with a failure, a −Inf and an unscored tree, and tasks that ran 3 times beside
+// tasks that ran once.
 func benchRecords() (Manifest, []Record) {
 	m := Manifest{
 		Experiment: "bench test", Revision: "0123456789abcdef", Modified: true, OS: "linux", Arch: "amd64",
@@ -30,33 +31,34 @@ func benchRecords() (Manifest, []Record) {
 		rec("iris", "a b/c%", "bhc", "bhc", 0.5, nil),
 		rec("jets", "10", "greedy", "greedy", 0.001, Log(-30)),
 		rec("jets", "2", "beam-10", "beam", 0.02, Log(-20.25)),
-		rec("jets", "2", "greedy", "greedy", 0.001, Log(-21)),
+		rec("jets", "2", "greedy", "greedy", 0.002, Log(-21)),
 		rec("jets", "2", "trellis", "trellis", 1.5, Log(-20)),
 		rec("jets", "10", "trellis", "trellis", 0, nil),
 		rec("jets", "10", "beam-10", "beam", 0.25, Log(math.Inf(-1))),
 	}
 	recs[0].LogEvidence = Log(-123.5)
 	recs[0].DendrogramPurity = ptr(0.875)
+	recs[1].Times = []float64{0.0011, 0.001, 0.0009}
+	recs[3].Times = []float64{0.003, 0.002, 0.001}
 	recs[5].Error = "out of memory"
 	return m, recs
 }
 
-func TestWriteBenchParses(t *testing.T) {
-	m, recs := benchRecords()
-	var buf bytes.Buffer
-	if err := WriteBench(&buf, m, recs); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("bench.txt:\n%s", buf.String())
+// benchLine is a result line of a benchmark file as benchfmt reads it.
+type benchLine struct {
+	name   string
+	parts  []string // decoded name parts after the base name
+	values map[string]float64
+}
 
-	type line struct {
-		name   string
-		parts  []string // decoded name parts after the base name
-		values map[string]float64
-	}
-	var got []line
+// readBench parses a benchmark file with benchfmt, checking every line: no syntax error, base
+// name Hcbench, one iteration, units as written. It returns the result lines, the last line's
+// configuration and the unit metadata.
+func readBench(t *testing.T, b []byte) ([]benchLine, []benchfmt.Config, benchfmt.UnitMetadataMap) {
+	t.Helper()
+	var got []benchLine
 	var config []benchfmt.Config
-	rd := benchfmt.NewReader(&buf, "bench.txt")
+	rd := benchfmt.NewReader(bytes.NewReader(b), "bench.txt")
 	for rd.Scan() {
 		switch r := rd.Result().(type) {
 		case *benchfmt.SyntaxError:
@@ -66,7 +68,7 @@ func TestWriteBenchParses(t *testing.T) {
 			if string(base) != "Hcbench" {
 				t.Errorf("%s: base name %q", r.Name, base)
 			}
-			l := line{name: "Benchmark" + r.Name.String(), values: map[string]float64{}}
+			l := benchLine{name: "Benchmark" + r.Name.String(), values: map[string]float64{}}
 			for _, p := range parts {
 				s, err := url.PathUnescape(string(p))
 				if err != nil {
@@ -90,51 +92,30 @@ func TestWriteBenchParses(t *testing.T) {
 	if err := rd.Err(); err != nil {
 		t.Fatal(err)
 	}
+	return got, config, rd.Units()
+}
 
-	wantConfig := map[string]string{"experiment": "bench test", "commit": "0123456789abcdef+modified", "goos": "linux", "goarch": "amd64", "config-hash": "c0ffee"}
-	if len(config) != len(wantConfig) {
-		t.Errorf("config %v, want %v", config, wantConfig)
+// checkBenchConfig checks the file-level configuration lines of both benchmark files.
+func checkBenchConfig(t *testing.T, config []benchfmt.Config) {
+	t.Helper()
+	want := map[string]string{"experiment": "bench test", "commit": "0123456789abcdef+modified", "goos": "linux", "goarch": "amd64", "config-hash": "c0ffee"}
+	if len(config) != len(want) {
+		t.Errorf("config %v, want %v", config, want)
 	}
 	for _, c := range config {
-		if !c.File || wantConfig[c.Key] != string(c.Value) {
-			t.Errorf("config %s = %q (file %v), want %q", c.Key, c.Value, c.File, wantConfig[c.Key])
+		if !c.File || want[c.Key] != string(c.Value) {
+			t.Errorf("config %s = %q (file %v), want %q", c.Key, c.Value, c.File, want[c.Key])
 		}
 	}
+}
 
-	units := rd.Units()
-	for unit, better := range map[string]string{"neg-loglik": "lower", "exact-gap": "lower", "neg-log-evidence": "lower", "purity": "higher"} {
-		if b := units.Get(unit, "better"); b == nil || b.Value != better {
-			t.Errorf("unit %s: better = %v, want %s", unit, b, better)
-		}
-		if a := units.Get(unit, "assume"); a == nil || a.Value != "exact" {
-			t.Errorf("unit %s: assume = %v, want exact", unit, a)
-		}
-	}
-	if units.Get("sec/op", "assume") != nil || units.Get("sec/op", "better") != nil {
-		t.Error("sec/op has unit metadata; it should keep benchstat's defaults")
-	}
-
-	// Plan order: jets before iris (manifest), items 2 before 10 (numeric), algorithms in
-	// manifest order; the failed trellis on jets item 10 is left out.
-	want := []line{
-		{"BenchmarkHcbench/dataset=jets/item=2/algorithm=trellis", []string{"/dataset=jets", "/item=2", "/algorithm=trellis"},
-			map[string]float64{"sec/op": 1.5, "neg-loglik": 20}},
-		{"BenchmarkHcbench/dataset=jets/item=2/algorithm=greedy", []string{"/dataset=jets", "/item=2", "/algorithm=greedy"},
-			map[string]float64{"sec/op": 0.001, "neg-loglik": 21, "exact-gap": 1}},
-		{"BenchmarkHcbench/dataset=jets/item=2/algorithm=beam%2D10", []string{"/dataset=jets", "/item=2", "/algorithm=beam-10"},
-			map[string]float64{"sec/op": 0.02, "neg-loglik": 20.25, "exact-gap": 0.25}},
-		{"BenchmarkHcbench/dataset=jets/item=10/algorithm=greedy", []string{"/dataset=jets", "/item=10", "/algorithm=greedy"},
-			map[string]float64{"sec/op": 0.001, "neg-loglik": 30}},
-		{"BenchmarkHcbench/dataset=jets/item=10/algorithm=beam%2D10", []string{"/dataset=jets", "/item=10", "/algorithm=beam-10"},
-			map[string]float64{"sec/op": 0.25}},
-		{"BenchmarkHcbench/dataset=iris/item=a%20b%2Fc%25/algorithm=bhc", []string{"/dataset=iris", "/item=a b/c%", "/algorithm=bhc"},
-			map[string]float64{"sec/op": 0.5, "neg-log-evidence": 123.5, "purity": 0.875}},
-	}
+func checkBenchLines(t *testing.T, got, want []benchLine) {
+	t.Helper()
 	if len(got) != len(want) {
-		t.Fatalf("%d result lines, want %d", len(got), len(want))
+		t.Errorf("%d result lines, want %d", len(got), len(want))
 	}
-	for i, w := range want {
-		g := got[i]
+	for i := range min(len(got), len(want)) {
+		g, w := got[i], want[i]
 		if g.name != w.name || !slices.Equal(g.parts, w.parts) {
 			t.Errorf("line %d: name %s %q, want %s %q", i, g.name, g.parts, w.name, w.parts)
 		}
@@ -147,6 +128,80 @@ func TestWriteBenchParses(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestWriteBenchParses: bench.txt holds a line per run of every successful task, named after
+// its data set and algorithm (no item), in config order (data set, then algorithm), items in
+// numeric order and runs in run order; a task without times gives its seconds once.
+func TestWriteBenchParses(t *testing.T) {
+	m, recs := benchRecords()
+	var buf bytes.Buffer
+	if err := WriteBench(&buf, m, recs); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("bench.txt:\n%s", buf.String())
+	got, config, units := readBench(t, buf.Bytes())
+	checkBenchConfig(t, config)
+	if strings.Contains(buf.String(), "Unit ") || units.Get(UnitTime, "assume") != nil {
+		t.Error("bench.txt has unit metadata; sec/op should keep benchstat's defaults")
+	}
+	sec := func(name string, parts []string, v float64) benchLine {
+		return benchLine{name, parts, map[string]float64{UnitTime: v}}
+	}
+	trellis := []string{"/dataset=jets", "/algorithm=trellis"}
+	greedy := []string{"/dataset=jets", "/algorithm=greedy"}
+	beam := []string{"/dataset=jets", "/algorithm=beam-10"}
+	bhc := []string{"/dataset=iris", "/algorithm=bhc"}
+	want := []benchLine{
+		// The failed trellis on item 10 is left out.
+		sec("BenchmarkHcbench/dataset=jets/algorithm=trellis", trellis, 1.5),
+		// Item 2's three runs, then item 10's, each in run order.
+		sec("BenchmarkHcbench/dataset=jets/algorithm=greedy", greedy, 0.003),
+		sec("BenchmarkHcbench/dataset=jets/algorithm=greedy", greedy, 0.002),
+		sec("BenchmarkHcbench/dataset=jets/algorithm=greedy", greedy, 0.001),
+		sec("BenchmarkHcbench/dataset=jets/algorithm=greedy", greedy, 0.0011),
+		sec("BenchmarkHcbench/dataset=jets/algorithm=greedy", greedy, 0.001),
+		sec("BenchmarkHcbench/dataset=jets/algorithm=greedy", greedy, 0.0009),
+		sec("BenchmarkHcbench/dataset=jets/algorithm=beam%2D10", beam, 0.02),
+		sec("BenchmarkHcbench/dataset=jets/algorithm=beam%2D10", beam, 0.25),
+		sec("BenchmarkHcbench/dataset=iris/algorithm=bhc", bhc, 0.5),
+	}
+	checkBenchLines(t, got, want)
+}
+
+// TestWriteBenchQuality: bench-quality.txt holds, per data set and algorithm, the mean of each
+// quality metric over the successful tasks that have it, declared exact, with better= metadata.
+func TestWriteBenchQuality(t *testing.T) {
+	m, recs := benchRecords()
+	var buf bytes.Buffer
+	if err := WriteBenchQuality(&buf, m, recs); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("bench-quality.txt:\n%s", buf.String())
+	got, config, units := readBench(t, buf.Bytes())
+	checkBenchConfig(t, config)
+	for unit, better := range map[string]string{"neg-loglik": "lower", "exact-gap": "lower", "neg-log-evidence": "lower", "purity": "higher"} {
+		if b := units.Get(unit, "better"); b == nil || b.Value != better {
+			t.Errorf("unit %s: better = %v, want %s", unit, b, better)
+		}
+		if a := units.Get(unit, "assume"); a == nil || a.Value != "exact" {
+			t.Errorf("unit %s: assume = %v, want exact", unit, a)
+		}
+	}
+	// The trellis has item 2 only (item 10 failed), so greedy and beam have an exact gap on
+	// item 2 alone; beam's item 10 (−Inf) has no log-likelihood. The means are of values
+	// exact in binary, so they compare with ==.
+	want := []benchLine{
+		{"BenchmarkHcbench/dataset=jets/algorithm=trellis", []string{"/dataset=jets", "/algorithm=trellis"},
+			map[string]float64{"neg-loglik": 20}},
+		{"BenchmarkHcbench/dataset=jets/algorithm=greedy", []string{"/dataset=jets", "/algorithm=greedy"},
+			map[string]float64{"neg-loglik": 25.5, "exact-gap": 1}},
+		{"BenchmarkHcbench/dataset=jets/algorithm=beam%2D10", []string{"/dataset=jets", "/algorithm=beam-10"},
+			map[string]float64{"neg-loglik": 20.25, "exact-gap": 0.25}},
+		{"BenchmarkHcbench/dataset=iris/algorithm=bhc", []string{"/dataset=iris", "/algorithm=bhc"},
+			map[string]float64{"neg-log-evidence": 123.5, "purity": 0.875}},
+	}
+	checkBenchLines(t, got, want)
 }
 
 func TestWriteBenchUnknownRevision(t *testing.T) {
@@ -166,16 +221,17 @@ func TestWriteBenchUnknownRevision(t *testing.T) {
 }
 
 func TestBenchName(t *testing.T) {
-	for _, c := range []struct{ ds, item, label, want string }{
-		{"jets", "0", "greedy", "BenchmarkHcbench/dataset=jets/item=0/algorithm=greedy"},
-		{"jets", "0", "beam-10", "BenchmarkHcbench/dataset=jets/item=0/algorithm=beam%2D10"},
-		{"jets", "0", "beam-10x", "BenchmarkHcbench/dataset=jets/item=0/algorithm=beam-10x"},
-		{"a-1", "x-2", "b-", "BenchmarkHcbench/dataset=a-1/item=x-2/algorithm=b-"},
-		{"d s", "tab\there", "a/b", "BenchmarkHcbench/dataset=d%20s/item=tab%09here/algorithm=a%2Fb"},
-		{"jets", "é", "x\u00a0y", "BenchmarkHcbench/dataset=jets/item=é/algorithm=x%C2%A0y"},
+	for _, c := range []struct{ ds, label, want string }{
+		{"jets", "greedy", "BenchmarkHcbench/dataset=jets/algorithm=greedy"},
+		{"jets", "beam-10", "BenchmarkHcbench/dataset=jets/algorithm=beam%2D10"},
+		{"jets", "beam-10x", "BenchmarkHcbench/dataset=jets/algorithm=beam-10x"},
+		{"a-1", "b-", "BenchmarkHcbench/dataset=a-1/algorithm=b-"},
+		{"d s", "a/b", "BenchmarkHcbench/dataset=d%20s/algorithm=a%2Fb"},
+		{"tab\there", "x\u00a0y", "BenchmarkHcbench/dataset=tab%09here/algorithm=x%C2%A0y"},
+		{"é", "x%", "BenchmarkHcbench/dataset=é/algorithm=x%25"},
 	} {
-		if got := BenchName(c.ds, c.item, c.label); got != c.want {
-			t.Errorf("BenchName(%q, %q, %q) = %s, want %s", c.ds, c.item, c.label, got, c.want)
+		if got := BenchName(c.ds, c.label); got != c.want {
+			t.Errorf("BenchName(%q, %q) = %s, want %s", c.ds, c.label, got, c.want)
 		}
 	}
 }
@@ -211,7 +267,7 @@ func TestBenchDeltaReadsTheRightWay(t *testing.T) {
 				LogEvidence: Log(ev), DendrogramPurity: ptr(pur)},
 		}
 		var buf bytes.Buffer
-		if err := WriteBench(&buf, m, recs); err != nil {
+		if err := WriteBenchQuality(&buf, m, recs); err != nil {
 			t.Fatal(err)
 		}
 		return buf.Bytes()

@@ -62,7 +62,7 @@ type Manifest struct {
 	Config       string    `json:"config"` // the config file as given
 	Seed         uint64    `json:"seed,string"`
 	Workers      int       `json:"workers"`
-	Args         []string  `json:"args"`
+	Args         []string  `json:"args,omitempty"` // the command line; none in a merge
 	Start        time.Time `json:"start"`
 	End          time.Time `json:"end,omitzero"`
 	Status       string    `json:"status"`
@@ -97,6 +97,11 @@ type Manifest struct {
 	DataFiles []DataFile `json:"data_files,omitempty"`
 	// DataDir is the data directory that the config's data: paths named, for a reader.
 	DataDir string `json:"data_dir,omitempty"`
+	// Overrides are the -set flags that changed the run's config (config.yaml and the config
+	// hash have their values). Only is the -only filter of the latest session ("": none): a
+	// session of a filter leaves the run incomplete until one without runs the other tasks.
+	Overrides []string `json:"overrides,omitempty"`
+	Only      string   `json:"only,omitempty"`
 }
 
 // DataFile is a data file a run read: its data set, its path as the config writes it, its

@@ -1,6 +1,7 @@
 // Package results is the record of a run: one Record per task in results.jsonl (JSON Lines,
-// appended as tasks finish) and a Manifest describing the run. The formats are documented in the
-// README ("Results format"); a record is a flat struct so that it loads directly into a data frame.
+// appended as tasks finish) and a Manifest describing the run. The formats are documented in
+// docs/results.md, and their JSON Schemas are RecordJSONSchema and ManifestJSONSchema; a record
+// is a flat struct so that it loads directly into a data frame.
 package results
 
 import (
@@ -79,7 +80,7 @@ type Record struct {
 	LeafLabels []string `json:"leaf_labels,omitempty"`
 	// LeafPositions are the leaves' 1-based positions among the items of the data file, in leaf
 	// order, for data read from a file of vectors (for pam50, the sample's column counted from
-	// the first sample, as ../shared/design/pam50.md numbers them).
+	// the first sample).
 	LeafPositions []int `json:"leaf_positions,omitempty"`
 	// MissingCells counts the item's values the data file lacked (filled or masked); present, 0
 	// included, in every record of vector data, absent for jets.
@@ -117,10 +118,25 @@ type Record struct {
 	ReportedSeconds *float64 `json:"reported_seconds,omitempty"`
 	// Extra are an external program's own values (external): flat, each a string, a number,
 	// true/false or null.
-	Extra    map[string]any `json:"extra,omitempty"`
-	Seconds  float64        `json:"seconds"`
-	Error    string         `json:"error,omitempty"`
-	Warnings []string       `json:"warnings,omitempty"`
+	Extra map[string]any `json:"extra,omitempty"`
+	// Seconds is the wall time of the algorithm on the item: of its one run, or the median of
+	// Times when it ran more than once (repeat, -count).
+	Seconds float64 `json:"seconds"`
+	// Times are the wall times of every run of the algorithm on the item, in run order, when it
+	// ran more than once; absent after one run (and in records of builds before repeats), where
+	// Seconds is the one time (see Timings). A failed task holds the runs up to the one that
+	// failed.
+	Times    []float64 `json:"times,omitempty"`
+	Error    string    `json:"error,omitempty"`
+	Warnings []string  `json:"warnings,omitempty"`
+}
+
+// Timings returns the task's timings: Times, or Seconds alone for a task that ran once.
+func (r *Record) Timings() []float64 {
+	if len(r.Times) > 0 {
+		return r.Times
+	}
+	return []float64{r.Seconds}
 }
 
 // Marginals are posterior marginals P(cluster | items) of clusters of items (0-based indices).

@@ -14,7 +14,7 @@ import "fmt"
 //	run-shard-I-of-N.log, .lock-shard-I-of-N
 //	.reserve, .reserve-shard-I-of-N                     while a run or shard runs
 //	data/                                               generated data (save_data)
-//	reports/, bench.txt, index.html                     a whole run, or a merge
+//	reports/, bench.txt, bench-quality.txt, index.html  a whole run, or a merge
 const (
 	// ConfigFile is the resolved config, every default explicit.
 	ConfigFile = "config.yaml"
@@ -24,10 +24,13 @@ const (
 	ManifestFile = "manifest.json"
 	ResultsFile  = "results.jsonl"
 	LogFile      = "run.log"
-	BenchFile    = "bench.txt"
-	PageFile     = "index.html"
-	DataDir      = "data"
-	ReportsDir   = "reports"
+	// BenchFile holds the task times and BenchQualityFile the quality metrics, in the Go
+	// benchmark format, for benchstat (WriteBench, WriteBenchQuality).
+	BenchFile        = "bench.txt"
+	BenchQualityFile = "bench-quality.txt"
+	PageFile         = "index.html"
+	DataDir          = "data"
+	ReportsDir       = "reports"
 	// ShardManifests matches the manifests of the shards in a directory (filepath.Glob).
 	ShardManifests = "manifest-shard-*-of-*.json"
 )

@@ -14,13 +14,13 @@ type Thresholds struct {
 	ExactGap      float64 `yaml:"exact_gap" json:"exact_gap" default:"1e-6" help:"largest rise of the mean gap to the exact MAP (nats; items where a trellis ran)"`
 	LogEvidence   float64 `yaml:"log_evidence" json:"log_evidence" default:"1e-6" help:"largest drop of the mean log evidence of the Bayesian algorithms (nats)"`
 	Purity        float64 `yaml:"purity" json:"purity" default:"0.001" help:"largest drop of the mean dendrogram purity (leaf-weighted)"`
-	Time          float64 `yaml:"time" json:"time" default:"0" help:"largest slowdown of the median task time, as a fraction (0.2: 20% slower), counted only when a Mann-Whitney U test finds the change significant (p < 0.05) and the slower median is at least 1 ms; counted only over at least 8 tasks of the row in both runs, with both runs on one machine (host, CPUs and workers of their sessions); 0: time is reported, never a regression"`
+	Time          float64 `yaml:"time" json:"time" default:"0" help:"largest slowdown of the median task time, as a fraction (0.2: 20% slower), counted only when a Mann-Whitney U test finds the change significant (p < 0.05) and the slower median is at least 1 ms; counted only over at least 8 timings of the row in both runs (tasks × runs of each, see repeat), with both runs on one machine (host, CPUs and workers of their sessions); 0: time is reported, never a regression"`
 }
 
-// Metric is a quality metric of the records: what bench.txt writes of a record, what compare
-// compares between two runs and a threshold bounds. Metrics is the table that bench.txt,
-// compare, its flags and its output read; a new metric is a row there and its threshold's field
-// of Thresholds, whose tags give the config key, its default and its help.
+// Metric is a quality metric of the records: what bench-quality.txt writes of a row, what
+// compare compares between two runs and a threshold bounds. Metrics is the table that
+// bench-quality.txt, compare, its flags and its output read; a new metric is a row there and its
+// threshold's field of Thresholds, whose tags give the config key, its default and its help.
 type Metric struct {
 	// Key names the metric: its threshold's key (Thresholds' yaml tag) and, with '-' for '_',
 	// compare's flag.
@@ -30,10 +30,11 @@ type Metric struct {
 	Name, Short, Unit string
 	// Higher: a higher value is better (a drop beyond the threshold is a regression).
 	Higher bool
-	// BenchUnit is its unit in bench.txt, BenchBetter "lower" or "higher" there, and BenchSign
-	// the sign bench.txt writes it with: benchstat's text tables show a change as new/old − 1
-	// and ignore better=, so a log-likelihood falling from −52.88 to −52.93 would read "+0.09%",
-	// as if it had risen; negated, it is positive and rises when it gets worse, as sec/op does.
+	// BenchUnit is its unit in bench-quality.txt, BenchBetter "lower" or "higher" there, and
+	// BenchSign the sign it is written with there: benchstat's text tables show a change as
+	// new/old − 1 and ignore better=, so a log-likelihood falling from −52.88 to −52.93 would
+	// read "+0.09%", as if it had risen; negated, it is positive and rises when it gets worse,
+	// as sec/op does.
 	BenchUnit, BenchBetter string
 	BenchSign              float64
 	// Value returns a successful record's value, ok false where it has none; exact holds the
@@ -55,7 +56,7 @@ const (
 	MetricPurity        = "purity"
 )
 
-// Metrics are the quality metrics, in the order compare and bench.txt show them.
+// Metrics are the quality metrics, in the order compare and bench-quality.txt show them.
 var Metrics = []Metric{
 	{
 		Key: MetricLogLikelihood, Name: "mean log-likelihood", Short: "log-likelihood", Unit: "nats", Higher: true,

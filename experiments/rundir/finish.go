@@ -5,19 +5,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/hcbench/hcbench/datasets/datafile"
+	"github.com/hcbench/hcbench/experiments/config"
 	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/reports"
 	"github.com/hcbench/hcbench/reports/webpage"
 )
 
 // Finish writes what a whole run (or a merge of shards) ends with, from its manifest m and
-// records alone: the reports the manifest names, bench.txt and index.html (which shows m). It
+// records alone: the reports the manifest names, bench.txt, bench-quality.txt and index.html (which shows m). It
 // returns the report files written. When a report or file cannot be written, m says so: its
 // status becomes incomplete, with a warning that `hcbench report` rebuilds them. A cancelled ctx
 // stops it between reports.
@@ -28,17 +30,33 @@ func Finish(ctx context.Context, dir string, m *results.Manifest, recs []results
 // finish is Finish with only the reports named.
 func finish(ctx context.Context, dir string, m *results.Manifest, recs []results.Record, names []string) ([]string, error) {
 	in := reports.Input{Experiment: m.Experiment, Datasets: m.Datasets, Algorithms: m.Algorithms, Records: recs}
+	// The reports' options are those of the run's resolved config; a run without one (or one
+	// whose options no longer decode, which the error says) gets the defaults.
+	path := filepath.Join(dir, results.ConfigFile)
+	src, oerr := os.ReadFile(path)
+	switch {
+	case errors.Is(oerr, os.ErrNotExist):
+		oerr = nil
+	case oerr == nil:
+		in.Options, oerr = config.ReportOptions(path, src)
+	}
 	// A report that fails does not keep bench.txt and the page from being written: they hold the
 	// records and the reports that did succeed. Its error is returned after them.
 	files, err := reports.Write(ctx, names, in, filepath.Join(dir, results.ReportsDir))
+	err = errors.Join(oerr, err)
 	if ctx.Err() != nil {
 		return files, err
 	}
-	var b bytes.Buffer
-	if berr := results.WriteBench(&b, *m, recs); berr != nil {
-		err = errors.Join(err, berr)
-	} else if berr := results.WriteFileAtomic(filepath.Join(dir, results.BenchFile), b.Bytes()); berr != nil {
-		err = errors.Join(err, berr)
+	for _, bf := range []struct {
+		name  string
+		write func(io.Writer, results.Manifest, []results.Record) error
+	}{{results.BenchFile, results.WriteBench}, {results.BenchQualityFile, results.WriteBenchQuality}} {
+		var b bytes.Buffer
+		if berr := bf.write(&b, *m, recs); berr != nil {
+			err = errors.Join(err, berr)
+		} else if berr := results.WriteFileAtomic(filepath.Join(dir, bf.name), b.Bytes()); berr != nil {
+			err = errors.Join(err, berr)
+		}
 	}
 	failed := func(err error) {
 		m.Status = results.StatusIncomplete

@@ -20,6 +20,7 @@ type Outcome struct {
 	Dir      string
 	Manifest results.Manifest
 	Resumed  int      // tasks found finished in the directory and skipped
+	Retried  int      // failed tasks run again (-retry-failed), whose new records replace the old
 	Reports  []string // report files written
 }
 
@@ -38,9 +39,10 @@ func CheckData(dir string, manifests map[string]results.Manifest, m *results.Man
 }
 
 // RecoverRecords reads the records already in the results file of a run or shard: it cuts off a
-// torn last record, drops the duplicates of a task and the records of tasks that the run (or
-// shard) does not plan (planned: their keys), each with a warning, and rewrites the file when it
-// dropped any, so that the run counts only its own tasks.
+// torn last record, drops the failed records that a retry's records replace, and, each with a
+// warning, the duplicates of a task and the records of tasks that the run (or shard) does not
+// plan (planned: their keys); it rewrites the file when it dropped any, so that the run counts
+// only its own tasks, once each.
 func RecoverRecords(ctx context.Context, files Files, planned map[string]bool, log *slog.Logger) ([]results.Record, error) {
 	done, torn, err := results.RecoverContext(ctx, files.Results)
 	if err := ctx.Err(); err != nil {
@@ -51,6 +53,12 @@ func RecoverRecords(ctx context.Context, files Files, planned map[string]bool, l
 	}
 	if torn != "" {
 		log.Warn(torn)
+	}
+	// A retry killed before it dropped the failed records it replaced (SplitFailed) left them
+	// before the new ones: the new record is the task's.
+	done, superseded := supersede(done)
+	if superseded > 0 {
+		log.Info(fmt.Sprintf("%s: dropped %d failed %s that a retry's records replace", files.Results, superseded, results.Plural(superseded, "record", "records")))
 	}
 	done, dups := firstOfEach(done)
 	if dups > 0 {
@@ -70,7 +78,7 @@ func RecoverRecords(ctx context.Context, files Files, planned map[string]bool, l
 		log.Warn(fmt.Sprintf("%s: dropped %d %s of tasks that this config does not plan (%s); the run counts only its own tasks",
 			files.Results, len(foreign), results.Plural(len(foreign), "record", "records"), firstKeys(foreign, 3)))
 	}
-	if dups > 0 || len(foreign) > 0 {
+	if superseded > 0 || dups > 0 || len(foreign) > 0 {
 		if err := rewriteResults(files.Results, kept); err != nil {
 			return nil, fmt.Errorf("cannot drop records of %s: %w", files.Results, err)
 		}

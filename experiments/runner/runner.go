@@ -8,18 +8,22 @@ package runner
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/hcbench/hcbench/experiments/rundir"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,6 +57,14 @@ type Options struct {
 	AllowOtherBuild bool
 	// Args is the command line, recorded in the manifest.
 	Args []string
+	// Only selects the tasks to run (-only; nil: all). The others keep whatever records they
+	// have, and the run stays incomplete until a session without a filter runs them; a run
+	// whose selected tasks all ran still writes its reports, over the records it has.
+	Only *plan.Filter
+	// RetryFailed runs again the tasks (of Only) whose records have an error. A failed record
+	// stays in the results file until its task's new record replaces it, so an interrupted
+	// retry loses nothing (rundir.SplitFailed).
+	RetryFailed bool
 	// Log receives progress and warnings; the runner also writes them to the run's log file as
 	// JSON.
 	Log *slog.Logger
@@ -103,6 +115,7 @@ type session struct {
 	m       results.Manifest
 	done    []results.Record // records found in the directory
 	todo    []plan.Task
+	retry   []results.Record // failed records found in the directory whose tasks run again
 }
 
 // open is a run's first phase: it checks the memory, prepares and locks the directory, checks
@@ -118,7 +131,8 @@ func open(ctx context.Context, p *plan.Plan, opts Options) (*session, error) {
 		return nil, err
 	}
 	s := &session{p: p, opts: opts, workers: p.Config.WorkersFor(opts.Workers)}
-	if err := p.CheckMemory(s.workers, func(k int) bool { return rundir.InShard(k, opts.Shard) }); err != nil {
+	selected, _ := p.Selected(opts.Only, func(k int) bool { return rundir.InShard(k, opts.Shard) })
+	if err := p.CheckMemory(s.workers, selected); err != nil {
 		return nil, err
 	}
 	if err := rundir.Prepare(opts.Dir); err != nil {
@@ -189,6 +203,11 @@ func open(ctx context.Context, p *plan.Plan, opts Options) (*session, error) {
 	if prev == nil && len(s.done) > 0 {
 		return nil, fmt.Errorf("%s has records but no manifest; it is not a run this build wrote", s.files.Results)
 	}
+	if opts.RetryFailed {
+		if s.done, s.retry = rundir.SplitFailed(s.done, opts.Only.Match); len(s.retry) > 0 {
+			s.log.Info("retrying failed tasks", "tasks", len(s.retry))
+		}
+	}
 	s.describe(hash, prev)
 	if err := m.WriteFile(s.files.Manifest); err != nil {
 		return nil, err
@@ -211,6 +230,7 @@ func (s *session) describe(hash string, prev *results.Manifest) {
 	p, m := s.p, &s.m
 	m.Experiment, m.Config, m.Seed, m.ConfigHash, m.Shard = p.Config.Name, p.Config.Path, p.Config.Seed, hash, s.opts.Shard
 	m.Workers, m.Args, m.Start = s.workers, s.opts.Args, time.Now().UTC()
+	m.Overrides, m.Only = p.Config.Overrides, s.opts.Only.String()
 	m.Reports, m.Thresholds = p.Config.Reports, p.Config.Thresholds
 	if prev != nil {
 		// A report added to the run since (report -reports) stays one of its reports.
@@ -229,7 +249,7 @@ func (s *session) describe(hash string, prev *results.Manifest) {
 	for k, t := range p.Tasks {
 		if rundir.InShard(k, s.opts.Shard) {
 			m.Tasks++
-			if !finished[t.Key] {
+			if !finished[t.Key] && s.opts.Only.Match(t.Key) {
 				s.todo = append(s.todo, t)
 			}
 		}
@@ -237,7 +257,7 @@ func (s *session) describe(hash string, prev *results.Manifest) {
 	session := m.NewSession(s.workers, m.Start)
 	if prev != nil {
 		m.Start, m.Resumes = prev.Start, prev.Resumes+1
-		m.Sessions = rundir.CreditKilled(prev.AllSessions(), len(s.done))
+		m.Sessions = rundir.CreditKilled(prev.AllSessions(), len(s.done)+len(s.retry))
 		s.log.Info("resuming", "dir", s.opts.Dir, "finished", len(s.done), "left", len(s.todo))
 	}
 	m.Sessions = append(m.Sessions, session)
@@ -272,27 +292,57 @@ func (s *session) execute(ctx context.Context) ([]results.Record, error) {
 // bench.txt and index.html (only then is it complete), and writes the final manifest.
 func (s *session) conclude(ctx context.Context, recs []results.Record, runErr error) (*rundir.Outcome, error) {
 	m := &s.m
-	all := append(s.done, recs...)
+	// A failed task retried has its new record; one the run did not reach (interrupted) keeps
+	// its old, and the file loses the old records that new ones replace.
+	ran := make(map[string]bool, len(recs))
+	for _, r := range recs {
+		ran[r.Key] = true
+	}
+	all, retried := slices.Clone(s.done), 0
+	for _, r := range s.retry {
+		if ran[r.Key] {
+			retried++
+		} else {
+			all = append(all, r)
+		}
+	}
+	resumed := len(all)
+	all = append(all, recs...)
+	if retried > 0 {
+		if _, err := rundir.DropSuperseded(s.files); err != nil {
+			runErr = errors.Join(runErr, err)
+		}
+	}
 	m.Finished = len(all)
 	for _, r := range all {
 		if r.Error != "" {
 			m.Failed++
 		}
 	}
-	out := &rundir.Outcome{Dir: s.opts.Dir, Resumed: len(s.done)}
+	out := &rundir.Outcome{Dir: s.opts.Dir, Resumed: resumed, Retried: retried}
+	// A filtered run (-only) that ran every task it selected leaves the others without a record:
+	// it is incomplete, so that a resume without the filter runs them, yet its reports are
+	// written, over the records it has.
+	selectedRan := s.opts.Only != nil && runErr == nil
 	switch {
 	case ctx.Err() != nil:
 		m.Status = results.StatusInterrupted
-	case runErr != nil || m.Finished < m.Tasks:
+	case runErr != nil || m.Finished < m.Tasks && !selectedRan:
 		// Records that could not be written (a full disk) leave their tasks without a record,
 		// which compare and report must not take for a finished run.
 		m.Status = results.StatusIncomplete
 	case s.opts.Shard != nil:
 		m.Status = results.StatusComplete // merge writes the reports
+		if m.Finished < m.Tasks {
+			m.Status = results.StatusIncomplete
+		}
 	default:
 		// A run is complete only once its reports, bench.txt and index.html are written, so that
 		// a kill in between leaves a run that a resume finishes, not one that looks finished.
 		m.Status = results.StatusComplete
+		if m.Finished < m.Tasks {
+			m.Status = results.StatusIncomplete
+		}
 		out.Reports, runErr = rundir.Finish(ctx, s.opts.Dir, m, all)
 		if ctx.Err() != nil {
 			m.Status = results.StatusInterrupted
@@ -302,6 +352,10 @@ func (s *session) conclude(ctx context.Context, recs []results.Record, runErr er
 	case results.StatusInterrupted:
 		s.log.Warn("interrupted: finished records are kept; run again with the same -out to resume", "finished", m.Finished, "tasks", m.Tasks)
 	case results.StatusIncomplete:
+		if selectedRan && runErr == nil {
+			s.log.Info("the tasks -only selects have run; the run is incomplete until a run without -only, into the same directory, runs the others", "only", m.Only, "finished", m.Finished, "tasks", m.Tasks)
+			break
+		}
 		s.log.Warn("incomplete: run again with the same -out to resume", "finished", m.Finished, "tasks", m.Tasks)
 	}
 	m.End = time.Now().UTC()
@@ -402,11 +456,12 @@ func loadItems(ctx context.Context, p *plan.Plan, tasks []plan.Task, all bool, w
 		}
 	}
 	// Making items can take long (rejection sampling of rare leaf counts), so it shows progress too.
-	pr := newProgress("items", len(jobs), opts.Terminal, opts.Progress, log, opts.ProgressEvery)
+	pr := newProgress("items", len(jobs), nil, workers, opts.Terminal, opts.Progress, log, opts.ProgressEvery)
 	forEach(ctx, len(jobs), workers, func(j int) {
 		jb := jobs[j]
+		start := time.Now()
 		s.items[jb.d][jb.i], s.errs[jb.d][jb.i] = p.Datasets[jb.d].Load(ctx, jb.i)
-		pr.add(s.errs[jb.d][jb.i] != nil)
+		pr.add(j, time.Since(start).Seconds(), s.errs[jb.d][jb.i] != nil)
 	})
 	pr.close(ctx.Err() != nil)
 	for _, jb := range jobs {
@@ -529,7 +584,7 @@ func runAll(ctx context.Context, tasks []plan.Task, p *plan.Plan, items *itemSet
 // first record that cannot be written (a full disk, an I/O error) stops the run: no task starts
 // after it, tasks in flight are abandoned, and that one error is returned.
 func runTasks(ctx context.Context, tasks []plan.Task, p *plan.Plan, items *itemSet, w *results.Writer, workers int, opts Options, log *slog.Logger) ([]results.Record, error) {
-	pr := newProgress("tasks", len(tasks), opts.Terminal, opts.Progress, log, opts.ProgressEvery)
+	pr := newProgress("tasks", len(tasks), taskCosts(tasks, items), workers, opts.Terminal, opts.Progress, log, opts.ProgressEvery)
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	var (
@@ -548,7 +603,10 @@ func runTasks(ctx context.Context, tasks []plan.Task, p *plan.Plan, items *itemS
 		}
 		t := tasks[k]
 		started.Add(1)
+		pr.begin(k)
+		start := time.Now()
 		rec, ok := runTask(runCtx, p, t, items, solvers.of[t.Algorithm.Label])
+		took := time.Since(start).Seconds()
 		if !ok || runCtx.Err() != nil {
 			return // abandoned on cancellation; a resumed run redoes it
 		}
@@ -562,7 +620,7 @@ func runTasks(ctx context.Context, tasks []plan.Task, p *plan.Plan, items *itemS
 		mu.Lock()
 		recs = append(recs, rec)
 		mu.Unlock()
-		pr.add(rec.Error != "")
+		pr.add(k, took, rec.Error != "")
 	})
 	pr.close(ctx.Err() != nil)
 	if ctx.Err() == nil && runCtx.Err() != nil {
@@ -571,6 +629,23 @@ func runTasks(ctx context.Context, tasks []plan.Task, p *plan.Plan, items *itemS
 		return recs, err
 	}
 	return recs, nil
+}
+
+// taskCosts returns the expected seconds of the tasks (registry.Algorithm.TaskSeconds on their
+// items' leaves, times their repeats), grouped by algorithm variant, for the progress's estimate
+// of the time left. A task whose item could not be made fails at once: it costs nothing.
+func taskCosts(tasks []plan.Task, items *itemSet) []unitCost {
+	costs := make([]unitCost, len(tasks))
+	for k, t := range tasks {
+		costs[k].group = t.Algorithm.Label
+		it, err := items.get(t.Dataset, t.Item)
+		alg, ok := registry.LookupAlgorithm(t.Algorithm.Name)
+		if err != nil || it == nil || !ok {
+			continue
+		}
+		costs[k].expected = alg.TaskSeconds(t.Algorithm.Params, it.Leaves()) * float64(max(t.Algorithm.Repeat, 1))
+	}
+	return costs
 }
 
 // runTask runs one task and builds its record. ok is false when the task was cut short by
@@ -608,17 +683,68 @@ func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet, sol
 	if it.Truth != nil {
 		rec.TruthLogLikelihood = results.Log(it.TruthLogLikelihood)
 	}
-	task := registry.Task{Key: t.Key, Dataset: d.Name, Item: it, Seed: rec.Seed, RNG: seeds.Stream(p.Config.Seed, plan.SeedKey(t.Key))}
-	start := time.Now()
-	sol, err := safeSolve(ctx, solver, task)
-	rec.Seconds = time.Since(start).Seconds()
-	if err != nil {
-		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+	return solveRepeats(ctx, p, t, it, solver, rec)
+}
+
+// solveRepeats runs the task's algorithm on its item t.Algorithm.Repeat times and completes rec,
+// which holds what the item alone says, with the result. Each run gets the task's random stream
+// afresh and its own copy of the parameters, so a deterministic algorithm gives the same record
+// every time; a run that differs from the first (its tree, a number, a warning, a parameter it
+// reports using; all but the times and an external program's extra) fails the task as not
+// deterministic, naming the run and what differs. A run that fails fails the task, its error
+// naming the run when there are several. rec.Seconds is the median of the runs' times, and
+// rec.Times keeps them when there were several. ok is false when the task was cut short by
+// cancellation and must not be recorded.
+func solveRepeats(ctx context.Context, p *plan.Plan, t plan.Task, it *item.Item, solver registry.Solver, rec results.Record) (results.Record, bool) {
+	k := max(t.Algorithm.Repeat, 1)
+	var (
+		times []float64
+		first results.Record
+	)
+	timed := func(r results.Record) results.Record {
+		r.Seconds = results.Median(times)
+		if len(times) > 1 {
+			r.Times = times
+		}
+		return r
+	}
+	for i := range k {
+		if i > 0 && ctx.Err() != nil {
 			return rec, false
 		}
-		rec.Error = err.Error()
-		return rec, true
+		task := registry.Task{Key: t.Key, Dataset: t.Dataset.Name, Item: it, Seed: rec.Seed, RNG: seeds.Stream(p.Config.Seed, plan.SeedKey(t.Key))}
+		start := time.Now()
+		sol, err := safeSolve(ctx, solver, task)
+		times = append(times, time.Since(start).Seconds())
+		if err != nil {
+			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+				return rec, false
+			}
+			rec.Error = err.Error()
+			if k > 1 {
+				rec.Error = fmt.Sprintf("run %d of %d: %s", i+1, k, rec.Error)
+			}
+			return timed(rec), true
+		}
+		r := rec
+		r.Params = config.ParamsMap(t.Algorithm.Params) // Fill may change the params it reports
+		r.Warnings = slices.Clone(rec.Warnings)
+		fillSolution(&r, sol, it)
+		if i == 0 {
+			first = r
+			continue
+		}
+		if diff := differs(&first, &r); diff != "" {
+			rec.Error = fmt.Sprintf("run %d of %d differs from run 1 in %s: the algorithm is not deterministic on this item, so its runs are not repeats of one measurement (run it with repeat: 1)", i+1, k, diff)
+			return timed(rec), true
+		}
 	}
+	return timed(first), true
+}
+
+// fillSolution adds a solution to its record: the tree and its scores, the algorithm's own
+// fields and, for labelled items, the purities.
+func fillSolution(rec *results.Record, sol registry.Solution, it *item.Item) {
 	if !math.IsNaN(sol.LogLikelihood) {
 		rec.LogLikelihood = results.Log(sol.LogLikelihood)
 	}
@@ -626,12 +752,78 @@ func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet, sol
 	rec.Newick = sol.Tree.Newick(it.Names)
 	rec.Warnings = append(rec.Warnings, sol.Warnings...)
 	if sol.Fill != nil {
-		sol.Fill(&rec)
+		sol.Fill(rec)
 	}
 	if it.Labels != nil {
-		addPurity(&rec, sol, it.Labels)
+		addPurity(rec, sol, it.Labels)
 	}
-	return rec, true
+}
+
+// timingFields are the record fields that may differ between runs of a deterministic
+// algorithm: the times, and an external program's reported time and its own values (which may
+// be timings too).
+var timingFields = []string{"seconds", "times", "reported_seconds", "extra"}
+
+// differs compares two runs' records field by field, as JSON, leaving out timingFields; it
+// returns "" when they agree, else the first field that differs with both values, the tree
+// (newick) before the other fields and those in name order:
+//
+//	newick ("((0,1),2);" in run 1, "(0,(1,2));" in this run)
+//
+// A record that cannot be written as JSON (which fails its task when it is written) compares
+// as agreeing.
+func differs(a, b *results.Record) string {
+	fields := func(r *results.Record) map[string]json.RawMessage {
+		raw, err := json.Marshal(r)
+		if err != nil {
+			return nil
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil {
+			return nil
+		}
+		for _, k := range timingFields {
+			delete(m, k)
+		}
+		return m
+	}
+	fa, fb := fields(a), fields(b)
+	if fa == nil || fb == nil {
+		return ""
+	}
+	keys := slices.Sorted(maps.Keys(fa))
+	for k := range fb {
+		if _, ok := fa[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortStableFunc(keys, func(x, y string) int {
+		return cmp.Or(cmp.Compare(boolRank(y == "newick"), boolRank(x == "newick")), strings.Compare(x, y))
+	})
+	for _, k := range keys {
+		if va, vb := fa[k], fb[k]; !bytes.Equal(va, vb) {
+			return fmt.Sprintf("%s (%s in run 1, %s in this run)", k, excerpt(va), excerpt(vb))
+		}
+	}
+	return ""
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// excerpt shortens a JSON value for a message: at most 60 bytes, "absent" for none.
+func excerpt(v json.RawMessage) string {
+	if v == nil {
+		return "absent"
+	}
+	if len(v) > 60 {
+		return string(v[:57]) + "…"
+	}
+	return string(v)
 }
 
 // safeSolve turns a panic inside an algorithm into a failed task, so that one bad task never
