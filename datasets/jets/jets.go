@@ -1,6 +1,6 @@
 // Package jets reads and writes jets in hcbench's JSON Lines format: one jet per line, with the
 // dictionary keys of the Ginkgo generator, so that a Ginkgo pickle converts with a few lines of
-// Python (see the README, "Jets format").
+// Python (see docs/data.md, "Jets format").
 //
 // Required: leaves. Needed for the likelihood: Lambda and pt_cut (the t_cut, a mass² cut, as Ginkgo
 // names it). Optional: LambdaRoot (defaults to Lambda), id, and a known truth tree as tree (child

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hcbench/hcbench/experiments/config"
 	"github.com/hcbench/hcbench/experiments/registry"
+	"github.com/hcbench/hcbench/experiments/results/resultstest"
 	"github.com/hcbench/hcbench/reports"
 )
 
@@ -28,9 +29,13 @@ func TestTablesAgree(t *testing.T) {
 	if err := config.WriteHelp(&help); err != nil {
 		t.Fatal(err)
 	}
+	// help config wraps its text at 120 columns: compare words, with every run of spaces and
+	// line breaks made one space.
+	flat := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	words := flat(help.String())
 	dir := t.TempDir()
 	for _, a := range registry.Algorithms() {
-		if a.Help == "" || !strings.Contains(help.String(), "Algorithm "+a.Name+": "+a.Help) {
+		if a.Help == "" || !strings.Contains(words, flat("Algorithm "+a.Name+": "+a.Help)) {
 			t.Errorf("algorithm %s: help config does not show its help %q", a.Name, a.Help)
 		}
 		if reflect.TypeOf(a.NewParams()).Kind() != reflect.Pointer {
@@ -57,7 +62,7 @@ func TestTablesAgree(t *testing.T) {
 		if s.File {
 			title = "format: " + s.Name
 		}
-		if s.Help == "" || !strings.Contains(help.String(), title) || !strings.Contains(help.String(), s.Help) {
+		if s.Help == "" || !strings.Contains(words, title) || !strings.Contains(words, flat(s.Help)) {
 			t.Errorf("source %s: help config does not show %q with its help", s.Name, title)
 		}
 	}
@@ -97,6 +102,7 @@ reports: [%s]
 	if code != ExitOK && code != ExitFailure {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
+	resultstest.CheckRunDir(t, out) // every algorithm's records match the results schema
 	ok := map[string]int{}
 	for k, r := range readRecords(t, out) {
 		switch {
