@@ -1,18 +1,31 @@
-// Package linkage is classical agglomerative clustering on a distance matrix: average linkage
-// (UPGMA), single linkage and complete linkage. These are the baselines of the BHC paper (Table 1,
-// ../shared/design/bayesian.md §11.1) and the greedy baseline of the AstarTrellis code for the
-// cancer-genomics experiment (../shared/design/pam50.md §4).
+// Package linkage is classical agglomerative clustering: single, complete, average (UPGMA) and
+// Ward linkage. The first three are the baselines of the BHC paper (Table 1,
+// ../shared/design/bayesian.md §11.1), and average linkage is the greedy baseline of the
+// AstarTrellis code for the cancer-genomics experiment (../shared/design/pam50.md §4).
 //
-// Starting from the singletons, Run repeatedly merges the two current clusters at the smallest
-// linkage distance until one cluster remains. Clusters are numbered as tree.FromMerges numbers
-// nodes: the leaves 0..n−1 in input order, and merged clusters n, n+1, … in creation order.
+// The algorithms are those of scipy.cluster.hierarchy.linkage and fastcluster (Müllner 2011,
+// "Modern hierarchical, agglomerative clustering algorithms", arXiv:1109.2378), on one condensed
+// distance array of n(n−1)/2 float64 and no n×n matrix: the nearest-neighbour chain for average,
+// complete and Ward linkage, with the Lance–Williams updates written into the array in place,
+// and Prim's minimum spanning tree for single linkage. SingleEuclidean computes single linkage
+// of feature vectors without any distance array, in O(n) memory.
 //
-// Tie rule (the Bioconductor BHC order of bayesian.md §3): among the pairs at the minimal linkage
-// distance, the pair with the lexicographically smallest (min id, max id) of current cluster ids is
-// merged. Ties are exact comparisons of the computed distances. Single and complete linkage
-// distances are input entries, so their ties are exact; average linkage distances are computed as
-// (sum of the pairwise distances) / (product of the sizes), so for integer-valued distances (sums
-// below 2⁵³) they are exact rationals correctly rounded, and equal averages tie exactly.
+// Trees are numbered as scipy's linkage matrix Z and tree.FromMerges number them: the leaves
+// 0..n−1 in input order, and merge k, the k-th in order of height, creates node n+k with
+// children (smaller id, larger id). The heights are scipy's: for Ward linkage the Ward distance
+// √(2|A||B|/(|A|+|B|))·‖c_A − c_B‖ of the merged clusters, computed by scipy's Lance–Williams
+// update of Euclidean distances.
+//
+// Tie rule: scipy's (version 1.10). Average, complete and Ward linkage follow scipy's
+// nearest-neighbour chain: a chain starts at the remaining cluster of lowest slot, where slot s
+// first holds item s; its next link is the first slot, in increasing order, at the strictly
+// smallest distance from the chain's tip, except that the previous link wins a tie; two
+// reciprocal nearest neighbours merge, and the merged cluster takes the larger of their slots.
+// Single linkage grows Prim's tree from item 0, adding the first item, in index order, at the
+// smallest distance from the tree. The merges are then sorted by height, stably. Distances are
+// compared exactly after the same floating-point operations as scipy's (its update formulas,
+// evaluated in its order, never fused), so the trees are scipy's merge for merge, ties
+// included: the tests compare them with trees written by scipy 1.10.1 (testdata/).
 package linkage
 
 import (
@@ -35,9 +48,14 @@ const (
 	Single
 	// Complete is the maximum distance between an item of A and an item of B.
 	Complete
+	// Ward is Ward's minimum-variance criterion, √(2|A||B|/(|A|+|B|))·‖c_A − c_B‖ for the
+	// centroids c_A and c_B: the Lance–Williams recurrence on squared Euclidean distances, in
+	// the form scipy evaluates it (on the Euclidean distances, squaring and taking the root at
+	// each update). It needs Euclidean distances between vectors.
+	Ward
 )
 
-// String returns "average", "single" or "complete".
+// String returns "average", "single", "complete" or "ward".
 func (m Method) String() string {
 	switch m {
 	case Average:
@@ -46,324 +64,137 @@ func (m Method) String() string {
 		return "single"
 	case Complete:
 		return "complete"
+	case Ward:
+		return "ward"
 	}
 	return fmt.Sprintf("Method(%d)", int(m))
 }
 
-// Run clusters the n items whose symmetric distance matrix is d (n×n; d[i][i] is ignored, the other
-// entries may be any finite values, negative ones included) with linkage m. It returns the binary
-// tree, in which merge k creates node n+k with children (min id, max id) (the numbering of
-// tree.FromMerges), and the merge heights: heights[k] is the linkage distance between the two
-// clusters joined by merge k. For all three methods the heights are non-decreasing in exact
-// arithmetic (the methods are monotone); rounding of average linkage sums may break this by a few
-// ulps.
+// Run clusters n items with linkage m, given their distances as a condensed array d: the upper
+// triangle of the symmetric n×n distance matrix, row by row, as scipy.spatial.distance.pdist
+// writes it, so that the distance of items i < j is d[n·i − i(i+1)/2 + j − i − 1]. The entries
+// may be any finite values, negative ones included, except for Ward linkage, which is meant for
+// Euclidean distances and accepts any non-negative ones, as scipy does. It returns the binary
+// tree and the merge heights: heights[k] is the linkage distance of the clusters joined by
+// merge k, the one that creates node n+k.
 //
-// Distances are updated by the Lance–Williams recurrences (average linkage keeps sums of item
-// distances, updated by addition), and every cluster keeps its nearest neighbour among the
-// clusters of smaller id, a variant of the generic algorithm of Müllner (2011, "Modern
-// hierarchical, agglomerative clustering algorithms", arXiv:1109.2378). Pointing to smaller ids
-// means that a new cluster is nobody's candidate, so a pointer needs repair only when its target
-// is merged away. Repairs rescan; a cluster repaired more than a few times gets a heap of its
-// candidates instead. Time is O(n² log n) at worst (each cluster is scanned a few times, gets at
-// most one heap, and each heap entry is popped at most once), and close to O(n²) on the random
-// data of the benchmarks. Memory is O(n²): an n×n float64 matrix, and the live heaps, at most
-// about as much again and usually far less.
+// Run works in place: for average, complete and Ward linkage d is the working array and holds
+// no distances afterwards; single linkage only reads it. Time is O(n²) (every nearest-neighbour
+// chain link and every merge scans the remaining clusters once) and memory beyond d is O(n).
 //
-// Run returns an error for n < 1, a matrix that is not square or not exactly symmetric, NaN or ±Inf
-// off-diagonal entries, or an unknown method; and ctx.Err() if ctx is cancelled (looked at every
-// 64 rows of the copy of d, every row of the first nearest-neighbour scan, once per merge and
-// every 16 nearest-neighbour repairs within a merge). It does not modify d.
-func Run(ctx context.Context, d [][]float64, m Method) (*tree.Tree, []float64, error) {
+// The heights are non-decreasing in exact arithmetic. Rounding in the average and Ward updates
+// can put a merge a few ulps below a merge of one of its children; such a merge is ordered
+// after its children (scipy's stable sort would order it first and label the tree wrongly).
+//
+// Run returns an error for n < 1, len(d) ≠ n(n−1)/2, a NaN or ±Inf entry, a negative entry for
+// Ward linkage, or an unknown method; and ctx.Err() if ctx is cancelled, looked at once per
+// chain link or tree edge (O(n) work each).
+func Run(ctx context.Context, n int, d []float64, m Method) (*tree.Tree, []float64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	if m != Average && m != Single && m != Complete {
+	if m < Average || m > Ward {
 		return nil, nil, fmt.Errorf("linkage: unknown method %d", int(m))
 	}
-	n := len(d)
 	if n < 1 {
 		return nil, nil, errors.New("linkage: no items")
 	}
-	for i, row := range d {
-		if len(row) != n {
-			return nil, nil, fmt.Errorf("linkage: row %d has %d entries, want %d", i, len(row), n)
-		}
+	if want := n * (n - 1) / 2; len(d) != want {
+		return nil, nil, fmt.Errorf("linkage: %d distances for %d items, want n(n−1)/2 = %d", len(d), n, want)
 	}
-	// D is the working matrix indexed by storage slot. A merged cluster takes over the slot of
-	// the merged cluster of smaller id. Entry D[s*n+t] is the linkage distance between the
-	// clusters in slots s and t, or for average linkage the sum of their item distances.
-	// Copy d into D and check it, tile by tile so that the transposed reads stay in cache.
-	D := make([]float64, n*n)
-	maxAbs := 0.0
-	const tile = 64
-	for i0 := 0; i0 < n; i0 += tile {
-		if err := ctx.Err(); err != nil { // 64 rows: at most 64·n entries
-			return nil, nil, err
-		}
-		for j0 := 0; j0 <= i0; j0 += tile {
-			for i := i0; i < min(i0+tile, n); i++ {
-				for j := j0; j < min(j0+tile, i); j++ {
-					v := d[i][j]
-					if math.IsNaN(v) || math.IsInf(v, 0) {
-						return nil, nil, fmt.Errorf("linkage: d[%d][%d] = %v is not finite", i, j, v)
-					}
-					if w := d[j][i]; v != w {
-						return nil, nil, fmt.Errorf("linkage: d[%d][%d] = %v but d[%d][%d] = %v", i, j, v, j, i, w)
-					}
-					D[i*n+j], D[j*n+i] = v, v
-					maxAbs = max(maxAbs, math.Abs(v))
-				}
+	// One pass that only compares, as the entries are nearly always in range; the second pass,
+	// with the error message or the scale, only for an entry out of it. Single linkage has no
+	// pass of its own: it never overflows, and Prim's tree checks each entry as it reads it.
+	limit := overflowLimit(n, m)
+	lo := -limit
+	if m == Ward {
+		lo = 0
+	}
+	scale := 1.0
+	if m != Single && !within(d, lo, limit) {
+		top := 0.0
+		for k, v := range d {
+			if v-v != 0 || m == Ward && v < 0 { // NaN or ±Inf, or a negative distance for Ward
+				i, j := pairOf(n, k)
+				return nil, nil, badDistance(i, j, v)
 			}
+			top = max(top, math.Abs(v))
+		}
+		scale = overflowScale(top, limit)
+		for k := range d {
+			d[k] *= scale
 		}
 	}
 	if n == 1 {
 		t, err := tree.FromMerges(1, nil)
 		return t, []float64{}, err
 	}
-	// Average linkage sums up to n²/4 distances. If the sums could overflow, scale the matrix by
-	// a power of two (exact unless entries become subnormal) and undo it on the heights.
-	scale := 1.0
-	if m == Average && maxAbs > math.MaxFloat64/float64(n*n) {
-		scale = math.Ldexp(1, -2*bitLen(n))
-		for i := range D {
-			D[i] *= scale
-		}
+	var ms []merge
+	var err error
+	if m == Single {
+		ms, err = primCondensed(ctx, n, d)
+	} else {
+		ms, err = nnChain(ctx, n, d, m)
 	}
-
-	id := make([]int, n)   // id[s]: the cluster id held in slot s
-	size := make([]int, n) // size[s]: its number of items
-	for s := range n {
-		id[s], size[s] = s, 1
-	}
-	// dist is the linkage distance of slots s and t, as compared and reported.
-	dist := func(s, t int) float64 {
-		v := D[s*n+t]
-		if m == Average {
-			return v / float64(size[s]*size[t])
-		}
-		return v
-	}
-
-	// act lists the slots of the current clusters in increasing id order: a merged cluster has
-	// the largest id so far, so it is appended. nn[s] is the slot of the nearest cluster before
-	// s in act (the first of them at ties, so the smallest id) and md[s] its distance.
-	//
-	// A new cluster comes after all others, so the candidates of a cluster only ever leave, and
-	// their distances to it do not change while both live. The first time a cluster's nearest
-	// neighbour is merged away, its candidates are put in a heap ordered by (distance, id);
-	// later repairs pop the entries of merged-away clusters off its top. Each cluster's heap is
-	// built once in O(n) and each entry popped at most once, hence O(n² log n) time in all.
-	act := make([]int, n)
-	for s := range act {
-		act[s] = s
-	}
-	nn := make([]int, n)
-	md := make([]float64, n)
-	alive := make([]bool, 2*n-1) // by cluster id
-	for i := range n {
-		alive[i] = true
-	}
-	heaps := make([]pairHeap, n) // by slot; nil until built
-	repairs := make([]int, n)    // by slot: repairs of the cluster so far
-	scan := func(p int) {
-		s := act[p]
-		best, bd := -1, math.Inf(1)
-		for _, t := range act[:p] {
-			if v := dist(s, t); best < 0 || v < bd {
-				best, bd = t, v
-			}
-		}
-		nn[s], md[s] = best, bd
-	}
-	repair := func(p int) {
-		s := act[p]
-		repairs[s]++
-		if repairs[s] <= scanRepairs {
-			scan(p)
-			return
-		}
-		hs := heaps[s]
-		if hs == nil {
-			hs = make(pairHeap, 0, p)
-			for _, t := range act[:p] {
-				hs = append(hs, entry{dist(s, t), int32(id[t]), int32(t)})
-			}
-			hs.init()
-		}
-		for len(hs) > 0 && !alive[hs[0].id] {
-			hs.pop()
-		}
-		heaps[s] = hs
-		if len(hs) == 0 {
-			nn[s], md[s] = -1, math.Inf(1)
-			return
-		}
-		nn[s], md[s] = int(hs[0].slot), hs[0].d
-	}
-	for p := 1; p < n; p++ {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		scan(p)
-	}
-
-	merges := make([][2]int, 0, n-1)
-	heights := make([]float64, 0, n-1)
-	for len(act) > 1 {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		// The pair (nn[b], b) smallest in (distance, id of nn[b], id of b); act is in id order,
-		// so the first b of minimal (distance, id of nn[b]) wins.
-		b := act[1]
-		for _, s := range act[2:] {
-			if md[s] < md[b] || md[s] == md[b] && id[nn[s]] < id[nn[b]] {
-				b = s
-			}
-		}
-		a := nn[b]
-		merges = append(merges, [2]int{id[a], id[b]})
-		heights = append(heights, md[b]/scale)
-
-		// The merged cluster c takes slot a; b is retired. Update distances to c.
-		keep := 0
-		for _, k := range act {
-			if k == a || k == b {
-				continue
-			}
-			act[keep] = k
-			keep++
-			dak, dbk := D[a*n+k], D[b*n+k]
-			var v float64
-			switch m {
-			case Average:
-				v = dak + dbk
-			case Single:
-				v = min(dak, dbk)
-			case Complete:
-				v = max(dak, dbk)
-			}
-			D[a*n+k], D[k*n+a] = v, v
-		}
-		act = append(act[:keep], a)
-		alive[id[a]], alive[id[b]] = false, false
-		id[a] = n + len(merges) - 1
-		alive[id[a]] = true
-		size[a] += size[b]
-
-		// Repair nearest neighbours. c comes after every other cluster, so it is nobody's
-		// candidate; a cluster loses its neighbour only if that was a or b. c itself is
-		// scanned against all the others.
-		repaired := 0
-		for p, k := range act[:keep] {
-			if nn[k] == a || nn[k] == b {
-				// A repair rescans up to p clusters (or builds a heap of them), and a merge
-				// may need one for nearly every cluster; most are a few heap pops.
-				if repaired++; repaired%16 == 0 {
-					if err := ctx.Err(); err != nil {
-						return nil, nil, err
-					}
-				}
-				repair(p)
-			}
-		}
-		heaps[a], heaps[b] = nil, nil
-		repairs[a] = 0
-		scan(keep)
-	}
-	t, err := tree.FromMerges(n, merges)
 	if err != nil {
 		return nil, nil, err
 	}
-	return t, heights, nil
+	for k := range ms {
+		ms[k].h /= scale
+	}
+	return dendrogram(n, ms, m != Single)
 }
 
-// scanRepairs is the number of times a cluster's nearest neighbour is found again by a scan
-// before its heap is built. Most clusters need few repairs, and a scan is cheaper than building
-// a heap.
-const scanRepairs = 4
-
-// entry is a cluster, by id and slot, at distance d.
-type entry struct {
-	d        float64
-	id, slot int32
+// overflowLimit returns the largest distance in absolute value that the updates of method m
+// take without overflow for n items: the average update sums up to n distances, the Ward
+// update squares them.
+func overflowLimit(n int, m Method) float64 {
+	switch m {
+	case Average:
+		return math.MaxFloat64 / float64(4*n)
+	case Ward:
+		return 0x1p500
+	}
+	return math.MaxFloat64
 }
 
-func (x entry) less(y entry) bool { return x.d < y.d || x.d == y.d && x.id < y.id }
-
-// pairHeap is a binary min-heap of entries.
-type pairHeap []entry
-
-func (p pairHeap) init() {
-	for i := len(p)/2 - 1; i >= 0; i-- {
-		p.down(i)
+// overflowScale returns 1 for finite distances up to top ≤ limit in absolute value, or else a
+// power of two that brings them below limit. Scaling by it is exact unless entries become
+// subnormal, and scales every update and every Ward root exactly, so the tree is the same.
+func overflowScale(top, limit float64) float64 {
+	if top <= limit {
+		return 1
 	}
+	_, e := math.Frexp(top / limit) // top/limit < 2^e
+	return math.Ldexp(1, -e)
 }
 
-func (p *pairHeap) pop() {
-	q := *p
-	last := len(q) - 1
-	q[0] = q[last]
-	*p = q[:last]
-	if last > 0 {
-		p.down(0)
+// within reports whether lo ≤ v ≤ hi for every v in d (and so none is NaN).
+func within(d []float64, lo, hi float64) bool {
+	for _, v := range d {
+		if !(v >= lo && v <= hi) {
+			return false
+		}
 	}
+	return true
 }
 
-func (p pairHeap) down(i int) {
-	n := len(p)
-	e := p[i]
-	for {
-		j := 2*i + 1
-		if j >= n {
-			break
-		}
-		if r := j + 1; r < n && p[r].less(p[j]) {
-			j = r
-		}
-		if !p[j].less(e) {
-			break
-		}
-		p[i] = p[j]
-		i = j
-	}
-	p[i] = e
+// badDistance is the error for the distance v of items i and j: NaN, ±Inf, or negative for Ward
+// linkage.
+func badDistance(i, j int, v float64) error {
+	return fmt.Errorf("linkage: the distance of items %d and %d is %v", min(i, j), max(i, j), v)
 }
 
-// bitLen returns the number of bits of n > 0.
-func bitLen(n int) int {
-	b := 0
-	for ; n > 0; n >>= 1 {
-		b++
-	}
-	return b
-}
+// index returns the position of the distance of items i < j in the condensed array of n items.
+func index(n, i, j int) int { return n*i - i*(i+1)/2 + j - i - 1 }
 
-// Euclidean returns the matrix of Euclidean distances between the rows of x, with a zero
-// diagonal; it is exactly symmetric. The rows must have equal lengths; Euclidean panics otherwise.
-// It returns ctx.Err() once ctx is done (looked at once per row).
-func Euclidean(ctx context.Context, x [][]float64) ([][]float64, error) {
-	n := len(x)
-	d := make([][]float64, n)
-	for i := range d {
-		d[i] = make([]float64, n)
+// pairOf returns the items i < j whose distance is at position k of the condensed array of n
+// items (the inverse of index), for error messages.
+func pairOf(n, k int) (int, int) {
+	i := 0
+	for k >= n-1-i {
+		k -= n - 1 - i
+		i++
 	}
-	for i := range n {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if len(x[i]) != len(x[0]) {
-			panic(fmt.Sprintf("linkage: row %d has length %d, row 0 has %d", i, len(x[i]), len(x[0])))
-		}
-		for j := range i {
-			s := 0.0
-			for k, v := range x[i] {
-				u := v - x[j][k]
-				s += u * u
-			}
-			s = math.Sqrt(s)
-			d[i][j], d[j][i] = s, s
-		}
-	}
-	return d, nil
+	return i, i + 1 + k
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/hcbench/hcbench/algorithms/linkage"
 	"github.com/hcbench/hcbench/algorithms/model"
 	"github.com/hcbench/hcbench/algorithms/model/correlation"
+	"github.com/hcbench/hcbench/algorithms/tree"
 	"github.com/hcbench/hcbench/experiments/item"
 	"github.com/hcbench/hcbench/experiments/memory"
 )
@@ -16,29 +17,50 @@ import (
 func init() {
 	RegisterAlgorithm(Algorithm{
 		Name:      "linkage",
-		Help:      "classical agglomerative clustering (average, single or complete linkage) of feature vectors; its tree is scored under the data set's model",
+		Help:      "classical agglomerative clustering (average, single, complete or Ward linkage, the trees of scipy's linkage) of feature vectors or of the correlation-clustering weights; its tree is scored under the data set's model",
 		NewParams: func() Params { return &LinkageParams{} },
 		Start:     Simple(solveLinkage),
-		// Two n×n float64 matrices: the distances and the routine's working copy.
-		Memory: func(_ Params, _ item.Size, n int) int64 { return memory.Mul(16, memory.Mul(int64(n), int64(n))) },
+		// One condensed distance array, n(n−1)/2 float64; none for single linkage of vectors.
+		Memory: func(p Params, _ item.Size, n int) int64 { return p.(*LinkageParams).memory(n) },
+		CannotRun: func(p Params, s item.Size, _ int, _ Run) string {
+			if p.(*LinkageParams).Method == "ward" && (s.Jets || s.Dims == 0) {
+				return "ward linkage needs feature vectors (it is defined on Euclidean distances), which this data set does not have"
+			}
+			return ""
+		},
+		// The n×n distances, then the merges: 2.2e-8 s·n².
+		Cost: func(_ Params, n int) float64 { return 2.2e-8 * square(n) },
 	})
 }
 
 // LinkageParams: `linkage` is classical agglomerative clustering of feature vectors.
 type LinkageParams struct {
-	Method   string `yaml:"method" default:"average" help:"average (UPGMA; the authors' genomics baseline), single or complete"`
+	Method   string `yaml:"method" default:"average" help:"average (UPGMA; the authors' genomics baseline), single, complete, or ward (Ward's minimum variance: the Lance–Williams recurrence on squared Euclidean distances, for feature vectors with distance: euclidean only)"`
 	Distance string `yaml:"distance" default:"euclidean" help:"euclidean (between the feature vectors) or weights (max(w) − w_ij from the correlation-clustering weights, as AstarTrellis)"`
 }
 
 // Check checks the linkage's parameters.
 func (p *LinkageParams) Check(c Checker) {
-	OneOf(c, "method", p.Method, "average", "single", "complete")
+	OneOf(c, "method", p.Method, "average", "single", "complete", "ward")
 	OneOf(c, "distance", p.Distance, "euclidean", "weights")
+	if p.Method == "ward" && p.Distance == "weights" {
+		c.Bad("method", "ward needs distance: euclidean (Ward linkage is defined on Euclidean distances between feature vectors, and max(w) − w_ij are not)")
+	}
+}
+
+// memory is the working memory for n leaves: the condensed distances (n(n−1)/2 float64), or for
+// single linkage of vectors, which computes distances as it needs them, O(n).
+func (p *LinkageParams) memory(n int) int64 {
+	if p.Method == "single" && p.Distance == "euclidean" {
+		return 0
+	}
+	return memory.Mul(4, memory.Mul(int64(n), int64(n-1)))
 }
 
 func solveLinkage(ctx context.Context, p *LinkageParams, t Task, _ Run) (Solution, error) {
 	it := t.Item
-	var d [][]float64
+	method := map[string]linkage.Method{"average": linkage.Average, "single": linkage.Single, "complete": linkage.Complete, "ward": linkage.Ward}[p.Method]
+	var tr *tree.Tree
 	var err error
 	switch p.Distance {
 	case "euclidean":
@@ -50,20 +72,27 @@ func solveLinkage(ctx context.Context, p *LinkageParams, t Task, _ Run) (Solutio
 				return Solution{}, errors.New("euclidean linkage needs complete vectors; use missing: zero")
 			}
 		}
+		if method == linkage.Single {
+			tr, _, err = linkage.SingleEuclidean(ctx, it.Vectors) // no distance array
+			break
+		}
+		var d []float64
 		if d, err = linkage.Euclidean(ctx, it.Vectors); err != nil {
 			return Solution{}, err
 		}
+		tr, _, err = linkage.Run(ctx, len(it.Vectors), d, method)
 	case "weights":
 		cm, ok := it.Model.(*correlation.Model)
 		if !ok {
 			return Solution{}, errors.New("distance: weights needs the correlation-clustering model of a vector data set")
 		}
-		if d, err = weightDistances(ctx, cm.Weights()); err != nil {
+		w := cm.Weights()
+		var d []float64
+		if d, err = weightDistances(ctx, w); err != nil {
 			return Solution{}, err
 		}
+		tr, _, err = linkage.Run(ctx, len(w), d, method)
 	}
-	method := map[string]linkage.Method{"average": linkage.Average, "single": linkage.Single, "complete": linkage.Complete}[p.Method]
-	tr, _, err := linkage.Run(ctx, d, method)
 	if err != nil {
 		return Solution{}, err
 	}
@@ -77,8 +106,9 @@ func solveLinkage(ctx context.Context, p *LinkageParams, t Task, _ Run) (Solutio
 }
 
 // weightDistances turns correlation-clustering weights into distances, d_ij = max(w) − w_ij
-// (AstarTrellis Tree.execute_search), with a zero diagonal. It looks at ctx once per row.
-func weightDistances(ctx context.Context, w [][]float64) ([][]float64, error) {
+// (AstarTrellis Tree.execute_search), as the condensed array of linkage.Run. It looks at ctx
+// once per row.
+func weightDistances(ctx context.Context, w [][]float64) ([]float64, error) {
 	top := math.Inf(-1)
 	for i, row := range w {
 		for j, v := range row {
@@ -87,16 +117,15 @@ func weightDistances(ctx context.Context, w [][]float64) ([][]float64, error) {
 			}
 		}
 	}
-	d := make([][]float64, len(w))
+	d := linkage.NewCondensed(len(w))
+	k := 0
 	for i, row := range w {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		d[i] = make([]float64, len(row))
-		for j, v := range row {
-			if i != j {
-				d[i][j] = top - v
-			}
+		for _, v := range row[i+1:] {
+			d[k] = top - v
+			k++
 		}
 	}
 	return d, nil
