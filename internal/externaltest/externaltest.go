@@ -263,7 +263,7 @@ func answer(mode string, req *Request, served int) (map[string]any, string, int)
 	case "nested-extra":
 		a["extra"] = map[string]any{"list": []int{1, 2}}
 	case "big-extra":
-		a["extra"] = map[string]any{"a": "text", "b": 12345678901234567, "c": true, "d": nil, "e": 0.25}
+		a["extra"] = map[string]any{"a": "text", "b": int64(12345678901234567), "c": true, "d": nil, "e": 0.25}
 	}
 	a["seconds"] = time.Since(start).Seconds()
 	return a, "", -1
