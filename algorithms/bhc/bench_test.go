@@ -2,6 +2,7 @@ package bhc
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -45,7 +46,9 @@ func reportRusage(b *testing.B) func() {
 	}
 }
 
-// BenchmarkRandomized100k is the RBHC target: n = 100 000, d = 4, m = 50.
+// BenchmarkRandomized100k is the RBHC target: n = 100 000, d = 4, m = 50, with the
+// recursion stopping at sets of 4m points (base=4, the harness's default) and at m points
+// (base=1, Bioconductor's rule and this package's zero value).
 func BenchmarkRandomized100k(b *testing.B) { benchmarkRandomized(b, 100000) }
 
 // BenchmarkRandomized10k, BenchmarkRandomized300k and BenchmarkRandomized1M are RBHC on fewer
@@ -57,17 +60,22 @@ func BenchmarkRandomized1M(b *testing.B)   { benchmarkRandomized(b, 1000000) }
 
 func benchmarkRandomized(b *testing.B, n int) {
 	m := niw(b, gaussian(b, 1, n, 4, 4), 20)
-	defer reportRusage(b)()
-	for i := range b.N {
-		rng := rand.New(rand.NewPCG(uint64(i), 1))
-		if _, err := Randomized(context.Background(), m, Prior{Alpha: 1}, rng, RandomizedOptions{M: 50}); err != nil {
-			b.Fatal(err)
-		}
+	for _, base := range []int{4, 1} {
+		b.Run(fmt.Sprintf("base=%d", base), func(b *testing.B) {
+			defer reportRusage(b)()
+			for i := range b.N {
+				rng := rand.New(rand.NewPCG(uint64(i), 1))
+				o := RandomizedOptions{M: 50, Base: base}
+				if _, err := Randomized(context.Background(), m, Prior{Alpha: 1}, rng, o); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
 // BenchmarkEM100k is EMBHC on the same data, m = 50 clusters, 5 EM steps, clusters resolved by
-// RBHC with m = 50.
+// RBHC with m = 50 and Base 4 (resolve_base=4, the harness's default) or 1.
 func BenchmarkEM100k(b *testing.B) { benchmarkEM(b, 100000) }
 
 // BenchmarkEM10k, BenchmarkEM300k and BenchmarkEM1M are EMBHC on fewer and more points of the
@@ -79,12 +87,17 @@ func BenchmarkEM1M(b *testing.B)   { benchmarkEM(b, 1000000) }
 func benchmarkEM(b *testing.B, n int) {
 	x := gaussian(b, 1, n, 4, 4)
 	m := niw(b, x, 20)
-	defer reportRusage(b)()
-	for i := range b.N {
-		rng := rand.New(rand.NewPCG(uint64(i), 1))
-		if _, err := EM(context.Background(), m, x, Prior{Alpha: 1}, rng, EMOptions{M: 50, Steps: 5, ResolveM: 50}); err != nil {
-			b.Fatal(err)
-		}
+	for _, base := range []int{4, 1} {
+		b.Run(fmt.Sprintf("resolve_base=%d", base), func(b *testing.B) {
+			defer reportRusage(b)()
+			for i := range b.N {
+				rng := rand.New(rand.NewPCG(uint64(i), 1))
+				o := EMOptions{M: 50, Steps: 5, ResolveM: 50, ResolveBase: base}
+				if _, err := EM(context.Background(), m, x, Prior{Alpha: 1}, rng, o); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -443,15 +443,15 @@ func TestPredictive(t *testing.T) {
 	}
 }
 
-// TestRandomizedEqualsGreedy checks RBHC with m ≥ n or m < 2 is exactly greedy BHC (same nodes,
-// bit for bit), for both filters.
+// TestRandomizedEqualsGreedy checks RBHC with base·m ≥ n or m < 2 is exactly greedy BHC (same
+// nodes, bit for bit), for both filters.
 func TestRandomizedEqualsGreedy(t *testing.T) {
 	m := niw(t, gaussian(t, 2, 40, 3, 2), 20)
 	h, err := Run(context.Background(), m, Prior{Alpha: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range []RandomizedOptions{{M: 40}, {M: 100, Filter: FilterLogOdds}, {M: 1}, {M: 0}} {
+	for _, o := range []RandomizedOptions{{M: 40}, {M: 100, Filter: FilterLogOdds}, {M: 1}, {M: 0}, {M: 10, Base: 4}, {M: 8, Base: 5, Filter: FilterLogOdds}, {M: 1, Base: 100}} {
 		r, err := Randomized(context.Background(), m, Prior{Alpha: 1}, rand.New(rand.NewPCG(1, 1)), o)
 		if err != nil {
 			t.Fatal(err)
@@ -463,6 +463,27 @@ func TestRandomizedEqualsGreedy(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameNodes(t, e.Nodes, h.Nodes, 0)
+}
+
+// TestEMResolveBase checks that EMBHC's ResolveBase reaches the RBHC that resolves its clusters:
+// with ResolveBase·ResolveM at least the number of items, every cluster gets greedy BHC, as it
+// does with ResolveM < 2 (the same nodes, bit for bit, from the same random stream), and with
+// ResolveBase 1 and ResolveM 5 the clusters are subsampled and the tree differs.
+func TestEMResolveBase(t *testing.T) {
+	x := gaussian(t, 4, 60, 3, 2)
+	m := niw(t, x, 20)
+	em := func(o EMOptions) *Hierarchy {
+		h, err := EM(context.Background(), m, x, Prior{Alpha: 1}, rand.New(rand.NewPCG(2, 2)), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	greedy := em(EMOptions{M: 3, Steps: 2, ResolveM: 0})
+	sameNodes(t, em(EMOptions{M: 3, Steps: 2, ResolveM: 5, ResolveBase: 12}).Nodes, greedy.Nodes, 0)
+	if sub := em(EMOptions{M: 3, Steps: 2, ResolveM: 5, ResolveBase: 1}); mergeHash(sub.Merges()) == mergeHash(greedy.Merges()) {
+		t.Error("ResolveM 5 with ResolveBase 1 made the greedy clusters' tree; the test cannot see ResolveBase")
+	}
 }
 
 // checkHierarchy checks what any BHC hierarchy must satisfy: a valid binary tree over all items,

@@ -30,20 +30,44 @@ type RandomizedOptions struct {
 	// wrapper's rule), and returns exactly Run's hierarchy.
 	M      int
 	Filter Filter
+	// Base sets where the recursion stops: a set of at most Base·M points gets greedy BHC rather
+	// than a subsample (Base < 1 counts as 1, Bioconductor BHC's rule: greedy BHC from M points
+	// down). The note's text allows it: "when a level where m is comparable to n/2^L is
+	// reached the algorithm can simply call BHC on the n/2^L points".
+	//
+	// Why it matters: deep in the recursion, sets are tight and the top split of a subsample tree
+	// is lopsided. On the 4-D mixture of BenchmarkRandomized1M (M = 50), 80 % of the sets of
+	// 51–100 points lose at most 5 points to the small side at n = 100 000, and 96 % at
+	// n = 1 000 000, so such a set is subsampled again and again (0.087 subsample searches per
+	// point at 100 000, 0.157 at 1 000 000, 89 % of them on sets of at most 4M points), and the
+	// marginal likelihoods per point grow from 245 to 348. That bends the time above n log n
+	// (the note's Proposition 1 assumes balanced splits). With Base = 4, greedy BHC on a set of
+	// at most 4M points costs O(4M) marginal likelihoods per point whatever the splits, and the
+	// time grows as n log n to a million points (issue 15).
+	Base int
+}
+
+// base returns the largest set that gets greedy BHC (saturating rather than overflowing).
+func (o RandomizedOptions) base() int {
+	f := max(o.Base, 1)
+	if o.M > math.MaxInt/f {
+		return math.MaxInt
+	}
+	return f * o.M
 }
 
 // Randomized is RBHC (the note's Fig. 3, in Bioconductor BHC's structure): on a set of more than
-// M points it draws M of them without replacement from rng, runs greedy BHC on the subsample, sends
+// max(Base, 1)·M points it draws M of them without replacement from rng, runs greedy BHC on the subsample, sends
 // every other point to the left or right child of that tree's root (Filter), discards the
-// subsample tree and recurses on the two sides, joining the two results with one BHC merge; sets
-// of at most M points get greedy BHC. Subsample points keep their side. Each level costs O(n)
+// subsample tree and recurses on the two sides, joining the two results with one BHC merge; smaller sets
+// get greedy BHC. Subsample points keep their side. Each level costs O(n)
 // marginal likelihoods, so a balanced run costs O(n log n) plus O(M²) per subsample.
 //
 // Every node quantity of the result is the BHC quantity of the returned tree on the full data,
 // since each merge is computed from its two children.
 func Randomized(ctx context.Context, m conjugate.Model, p Prior, rng *rand.Rand, o RandomizedOptions) (*Hierarchy, error) {
 	n := m.Items()
-	if o.M < 2 || o.M >= n {
+	if o.M < 2 || o.base() >= n {
 		return Run(ctx, m, p)
 	}
 	if o.Filter != FilterNote && o.Filter != FilterLogOdds {
@@ -88,26 +112,23 @@ func newRandomized(b *builder, rng *rand.Rand, o RandomizedOptions) *randomized 
 // pairCache remembers the log-odds of the pairs of items (leaves) of one small set, so that the
 // subsamples drawn from that set and from its subsets score each pair once.
 //
-// Deep in the recursion the top split of a subsample tree is lopsided: it cuts off one point or
-// a few, and the filter sends nearly every other point to the large side. On the 4-D mixture of
-// BenchmarkRandomized1M (m = 50), 80 % of the calls on sets of 51–100 points pass all but at most
-// 5 of them on at n = 100 000, and 96 % at n = 1 000 000, where the sets are tighter; the
-// subsample searches per point grow from 0.087 to 0.157 (89 % of them on sets of at most 4m
-// points), and with them the marginal likelihoods per point, from 245 to 348. That, not the
-// O(n) work per level, bends RBHC's time above n log n (issue 15). A chain of such calls draws
-// subsample after subsample from nearly the same points: at n = 100 000 the pairs of items that
-// the subsamples of sets of at most 4m points score are 2.4 times the distinct pairs. A leaf
-// pair's log-odds depends on the two leaves only, so it is computed once, by the same code, and
-// is the same number.
+// With Base 1, a chain of lopsided splits (see Base) draws subsample after subsample from nearly
+// the same points: at n = 100 000 (BenchmarkRandomized100k, m = 50) the pairs of items that the
+// subsamples of sets of at most 4m points score are 2.4 times the distinct pairs, and the cache
+// cuts RBHC's marginal likelihoods per point at n = 20 000 from 267 to 230. With Base 4 those
+// sets get greedy BHC, which scores each pair once anyway, and the cache serves the sets above.
+// A leaf pair's log-odds depends on the two leaves only, so it is computed once, by the same
+// code, and is the same number.
 type pairCache struct {
 	at    []int32   // item → its index in the set, −1 outside it
 	items []int     // the set, nil when none is cached
 	odds  []float64 // pair (i, j) of indices, i < j, at j(j−1)/2 + i; NaN until scored
 }
 
-// cachedSet reports whether the pairs of a set of size items are cached, for subsample size m:
-// sets that recurse (more than m items) of at most 4m items and at most 2048 (16 MB of pairs).
-func cachedSet(size, m int) bool { return size > m && size <= 4*m && size <= 2048 }
+// cachedSet reports whether the pairs of a set of size items are cached, where sets of at most
+// base items get greedy BHC: sets that recurse (more than base items) of at most 4·base items and
+// at most 2048 (16 MB of pairs).
+func cachedSet(size, base int) bool { return size > base && size <= 4*base && size <= 2048 }
 
 // open starts caching the pairs of the items s.
 func (c *pairCache) open(s []int) {
@@ -152,11 +173,12 @@ func (r *randomized) odds(a, c int) float64 {
 // cluster builds the RBHC tree of the items s (which it may reorder) and returns its root id.
 func (r *randomized) cluster(ctx context.Context, s []int) (int, error) {
 	b, m := r.b, r.o.M
-	if len(r.pairs.items) == 0 && cachedSet(len(s), m) {
+	base := r.o.base()
+	if len(r.pairs.items) == 0 && cachedSet(len(s), base) {
 		r.pairs.open(s)
 		defer r.pairs.close()
 	}
-	if len(s) <= m {
+	if len(s) <= base {
 		return b.greedy(ctx, s, r.odds)
 	}
 	// A partial Fisher–Yates shuffle puts the subsample in s[:m].
@@ -232,8 +254,11 @@ type EMOptions struct {
 	// Steps is the number of hard-EM steps, k (≥ 0). EM stops early once no point moves.
 	Steps int
 	// ResolveM is the subsample size of the RBHC that resolves each cluster into a subtree: a
-	// cluster of at most ResolveM points (every cluster, when ResolveM < 2) gets greedy BHC.
+	// cluster of at most max(ResolveBase, 1)·ResolveM points (every cluster, when ResolveM < 2)
+	// gets greedy BHC.
 	ResolveM int
+	// ResolveBase is that RBHC's Base (RandomizedOptions.Base).
+	ResolveBase int
 }
 
 // EM is EMBHC (the note's Fig. 5): it draws M points from rng as one-point clusters, sends every
@@ -335,7 +360,7 @@ func EM(ctx context.Context, m conjugate.Model, x [][]float64, p Prior, rng *ran
 	if resolve < 2 {
 		resolve = n
 	}
-	inner := newRandomized(b, rng, RandomizedOptions{M: resolve, Filter: FilterNote})
+	inner := newRandomized(b, rng, RandomizedOptions{M: resolve, Filter: FilterNote, Base: o.ResolveBase})
 	for _, g := range groups(assign, o.M) {
 		if len(g) == 0 {
 			continue

@@ -193,45 +193,49 @@ func TestFilterSides(t *testing.T) {
 	}
 }
 
-// TestSubsampleThreshold checks RBHC's size cut: a set of exactly M points gets greedy BHC
-// (the same nodes, ids included, as greedy search on those points, and no random draw), and a set
-// of M + 1 points is subsampled (the random stream is used).
+// TestSubsampleThreshold checks RBHC's size cut for Base 0, 1 (both M points) and 3 (3M
+// points): a set of exactly max(Base, 1)·M points gets greedy BHC (the same nodes, ids included,
+// as greedy search on those points, and no random draw), and a set of one point more is
+// subsampled (the random stream is used).
 func TestSubsampleThreshold(t *testing.T) {
-	const mSize = 25
-	m := niw(t, gaussian(t, 3, mSize+1, 3, 2), 20)
-	p := Prior{Alpha: 1}
-	items := make([]int, mSize+1)
-	for i := range items {
-		items[i] = i
-	}
-	for _, size := range []int{mSize, mSize + 1} {
-		b, err := newBuilder(t.Context(), m, p)
-		if err != nil {
-			t.Fatal(err)
+	const mSize = 8
+	for _, base := range []int{0, 1, 3} {
+		cut := max(base, 1) * mSize
+		m := niw(t, gaussian(t, 3, cut+1, 3, 2), 20)
+		p := Prior{Alpha: 1}
+		items := make([]int, cut+1)
+		for i := range items {
+			items[i] = i
 		}
-		rng := rand.New(rand.NewPCG(5, 5))
-		r := newRandomized(b, rng, RandomizedOptions{M: mSize})
-		if _, err := r.cluster(context.Background(), slices.Clone(items[:size])); err != nil {
-			t.Fatal(err)
-		}
-		drew := rng.Uint64() != rand.New(rand.NewPCG(5, 5)).Uint64()
-		if size > mSize {
-			if !drew {
-				t.Errorf("%d points with M = %d: no subsample drawn", size, mSize)
+		for _, size := range []int{cut, cut + 1} {
+			b, err := newBuilder(t.Context(), m, p)
+			if err != nil {
+				t.Fatal(err)
 			}
-			continue
+			rng := rand.New(rand.NewPCG(5, 5))
+			r := newRandomized(b, rng, RandomizedOptions{M: mSize, Base: base})
+			if _, err := r.cluster(context.Background(), slices.Clone(items[:size])); err != nil {
+				t.Fatal(err)
+			}
+			drew := rng.Uint64() != rand.New(rand.NewPCG(5, 5)).Uint64()
+			if size > cut {
+				if !drew {
+					t.Errorf("base %d: %d points with M = %d: no subsample drawn", base, size, mSize)
+				}
+				continue
+			}
+			if drew {
+				t.Errorf("base %d: %d points with M = %d: the random stream was used", base, size, mSize)
+			}
+			g, err := newBuilder(t.Context(), m, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := g.greedy(context.Background(), items[:size], g.odds); err != nil {
+				t.Fatal(err)
+			}
+			sameNodes(t, b.nodes, g.nodes, 0)
 		}
-		if drew {
-			t.Errorf("%d points with M = %d: the random stream was used", size, mSize)
-		}
-		g, err := newBuilder(t.Context(), m, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := g.greedy(context.Background(), items[:size], g.odds); err != nil {
-			t.Fatal(err)
-		}
-		sameNodes(t, b.nodes, g.nodes, 0)
 	}
 }
 
@@ -287,7 +291,7 @@ func TestRandomizedTopSplit(t *testing.T) {
 // means are spread over a square of side 10·√5 (unit spread), data on which BHC's cut finds 3
 // clusters and a tree that splits a cluster pays for it. The bounds come from measurement (go test
 // -v logs the figures): with m = 20 the RBHC gaps average 1.5 (filter note) and 9.3 (logodds)
-// nats, at most 12 and 32; EMBHC's average 8.4, at most 72; a filter that sends every point to
+// nats, at most 12 and 32, and 0.9, at most 12, with the recursion stopping at 4m points (Base 4); EMBHC's average 8.4, at most 72; a filter that sends every point to
 // the wrong side (sL < sR) loses 283 to 367 nats on every seed. The test requires a mean gap
 // below 25 nats, and every gap below 100 (RBHC) or 150 (EMBHC, whose tail is heavier).
 func TestRandomizedEvidence(t *testing.T) {
@@ -313,6 +317,9 @@ func TestRandomizedEvidence(t *testing.T) {
 		}},
 		{"rbhc-logodds", 100, func(rng *rand.Rand) (*Hierarchy, error) {
 			return Randomized(context.Background(), m, p, rng, RandomizedOptions{M: 20, Filter: FilterLogOdds})
+		}},
+		{"rbhc-note-base4", 100, func(rng *rand.Rand) (*Hierarchy, error) {
+			return Randomized(context.Background(), m, p, rng, RandomizedOptions{M: 20, Base: 4})
 		}},
 		{"embhc", 150, func(rng *rand.Rand) (*Hierarchy, error) {
 			return EM(context.Background(), m, x, p, rng, EMOptions{M: 10, Steps: 5, ResolveM: 40})

@@ -421,10 +421,22 @@ algorithms:
 	if e := cfg.Algorithms[1].Params.(*registry.BHCParams).NIW; e.Recipe != "explicit" || e.Nu0 != 3 || e.Kappa0 != 0.1 || len(e.Lambda0) != 2 {
 		t.Errorf("explicit niw: %+v", e)
 	}
-	if r := cfg.Algorithms[2].Params.(*registry.RBHCParams); r.Prior != "fixed" || r.Pi != 0.3 || r.M != 10 || r.Filter != "logodds" {
+	if r := cfg.Algorithms[2].Params.(*registry.RBHCParams); r.Prior != "fixed" || r.Pi != 0.3 || r.M != 10 || r.Filter != "logodds" || r.Base != 4 {
 		t.Errorf("rbhc: %+v", r)
 	}
-	if e := cfg.Algorithms[3].Params.(*registry.EMBHCParams); e.M != 4 || e.Steps != 2 || e.ResolveM != 100 {
+	for _, c := range []struct{ entry, want string }{
+		{"rbhc, base: 1", ""},
+		{"rbhc, base: 0", "r.yaml:5: algorithms[0].base: must be 1 or more, got 0"},
+		{"rbhc, base: -2", "r.yaml:5: algorithms[0].base: must be 1 or more, got -2"},
+		{"embhc, resolve_base: 2", ""},
+		{"embhc, resolve_base: 0", "r.yaml:5: algorithms[0].resolve_base: must be 1 or more, got 0"},
+	} {
+		_, err := Parse("r.yaml", []byte("version: 1\nname: r\ndatasets: [{name: g, generator: mixture, points: 40}]\nalgorithms:\n  - {name: "+c.entry+"}\n"))
+		if (err == nil) != (c.want == "") || err != nil && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.entry, err, c.want)
+		}
+	}
+	if e := cfg.Algorithms[3].Params.(*registry.EMBHCParams); e.M != 4 || e.Steps != 2 || e.ResolveM != 100 || e.ResolveBase != 4 {
 		t.Errorf("embhc: %+v", e)
 	}
 	if b := cfg.Algorithms[5].Params.(*registry.BRTParams); b.Gamma != 0.3 || !b.CC.Optimise || b.NIW.G != 10 || b.JoinOnly {

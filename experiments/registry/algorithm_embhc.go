@@ -23,7 +23,11 @@ func init() {
 			if e.M < 2 || e.M >= n || e.ResolveM == 0 {
 				return pairMemory(n)
 			}
-			return memory.Add(pairMemory(min(max(e.M, e.ResolveM), n)), memory.Mul(512, int64(n)))
+			greedy := n // the largest set that gets greedy BHC; both factors below n cannot overflow
+			if e.ResolveM < n && e.ResolveBase < n {
+				greedy = min(e.ResolveM*e.ResolveBase, n)
+			}
+			return memory.Add(pairMemory(max(min(e.M, n), greedy)), memory.Mul(512, int64(n)))
 		},
 		// EM over m clusters, then RBHC within each: 3e-6 s·n·log₂ n; BHC's 2.3e-7 s·n² where it
 		// is BHC, or resolves its clusters by greedy BHC (resolve_m 0).
@@ -38,10 +42,11 @@ func init() {
 
 // EMBHCParams: `embhc` is BHC on clusters refined by hard EM (the 2005 note, Fig. 5).
 type EMBHCParams struct {
-	BHCParams `yaml:",inline"`
-	M         int `yaml:"m" default:"50" help:"number of clusters; with m < 2 or m ≥ n, embhc is bhc"`
-	Steps     int `yaml:"steps" default:"10" help:"hard-EM steps k (≥ 0); EM stops early when no point moves"`
-	ResolveM  int `yaml:"resolve_m" default:"100" help:"each cluster becomes a subtree by RBHC with this subsample size (greedy BHC for clusters of at most this many points; 0: always greedy BHC, which costs Σ n_c²)"`
+	BHCParams   `yaml:",inline"`
+	M           int `yaml:"m" default:"50" help:"number of clusters; with m < 2 or m ≥ n, embhc is bhc"`
+	Steps       int `yaml:"steps" default:"10" help:"hard-EM steps k (≥ 0); EM stops early when no point moves"`
+	ResolveM    int `yaml:"resolve_m" default:"100" help:"each cluster becomes a subtree by RBHC with this subsample size (greedy BHC for clusters of at most resolve_base·resolve_m points; 0: always greedy BHC, which costs Σ n_c²)"`
+	ResolveBase int `yaml:"resolve_base" default:"4" help:"that RBHC's base (see rbhc): sets of at most resolve_base·resolve_m points get greedy BHC (≥ 1)"`
 }
 
 // Check checks EMBHC's parameters.
@@ -56,11 +61,14 @@ func (p *EMBHCParams) Check(v Checker) {
 	if p.ResolveM < 0 {
 		v.Bad("resolve_m", "must be 0 or positive, got %d", p.ResolveM)
 	}
+	if p.ResolveBase < 1 {
+		v.Bad("resolve_base", "must be 1 or more, got %d", p.ResolveBase)
+	}
 }
 
 func solveEMBHC(ctx context.Context, p *EMBHCParams, t Task, _ Run) (Solution, error) {
 	run := func(ctx context.Context, m conjugate.Model, x [][]float64, rng *rand.Rand) (bayesOutcome, error) {
-		h, err := bhc.EM(ctx, m, x, bhcPrior(p.Prior, p.Alpha, p.Pi), rng, bhc.EMOptions{M: p.M, Steps: p.Steps, ResolveM: p.ResolveM})
+		h, err := bhc.EM(ctx, m, x, bhcPrior(p.Prior, p.Alpha, p.Pi), rng, bhc.EMOptions{M: p.M, Steps: p.Steps, ResolveM: p.ResolveM, ResolveBase: p.ResolveBase})
 		if err != nil {
 			return bayesOutcome{}, err
 		}
