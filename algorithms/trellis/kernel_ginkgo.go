@@ -25,7 +25,9 @@ import (
 //     bound that needs no T at all: the min-child term is at most −log N_λ − log t_min − 1 (its
 //     maximum over T, at T = λ t_min), kept per subset in the z field, which MAP-only leaves free;
 //     without a count, they first try a looser form of that bound that needs no select of the
-//     children either (splitsMAPGo).
+//     children either (splitsMAPGo). They also start each parent's best from a few of its splits,
+//     and, without a count, skip a parent for a whole sweep when a bound over the sweep's
+//     children rules all its splits out (kernel_ginkgo_prune.go).
 //
 // Splits with a leaf as the smaller child, or T outside [2^−100, 2^100), take the exact slow path.
 // A parent with t_P < t_cut has no finite split and is skipped.
@@ -37,6 +39,9 @@ type ginkgoKernel struct {
 	params ginkgo.Params
 	// λ of every split and of the root's, with their logs (prepare needs them for every parent).
 	lam, rootLam lambdaLogs
+	// summary holds, for MAP-only passes without a count, bsFields values per low-part popcount
+	// of every finished block (blockFinished); nil otherwise.
+	summary []float64
 }
 
 // lambdaLogs holds λ, log λ and log N_λ = log(1 − e^{−λ}).
@@ -53,6 +58,9 @@ func newGinkgoKernel(t *Trellis, g *ginkgo.Model) *ginkgoKernel {
 	k.lam, k.rootLam = newLambdaLogs(k.params.Lambda), newLambdaLogs(k.params.LambdaRoot)
 	k.pLow = ginkgo.SubsetSums(leaves[:b])
 	k.pHigh = ginkgo.SubsetSums(leaves[b:])
+	if t.opts.MAPOnly && t.count == nil && !t.opts.noPrune {
+		k.summary = make([]float64, (int(b)+1)*bsFields<<(t.n-int(b)))
+	}
 	return k
 }
 
@@ -119,6 +127,11 @@ func (k *ginkgoKernel) prepare(xh uint32, sc []acc) {
 		a.c[gkMinInt] = l.log - logNorm
 		a.c[gkLambda] = lam
 		a.c[gkNegLogNorm] = -logNorm
+		c := a.c[gkMaxC] + a.c[gkNegLogNorm] // as the MAP-only loops round it
+		a.pruneC = c + pruneSlack*math.Abs(c)
+	}
+	if t.opts.MAPOnly && !t.opts.noPrune && xh != 0 {
+		k.seedParents(xh, sc)
 	}
 }
 
@@ -200,6 +213,10 @@ type parentSweep struct {
 	bestL                 uint64
 	nSlow, over           uint64 // slow splits deferred to slow[:nSlow]; over: more did not fit
 	slow                  [slowBufLen]uint64
+	// bound, in MAP-only cross sweeps without a count (else nil): a parent whose low part has k
+	// items and whose pruneC + bound[k] is below its best has no split in the sweep that could
+	// pass the loops' first bound, and is skipped (sweepBound).
+	bound *[33]float64
 }
 
 // load sets p up for the parent of a, whose low part has the given low bit and rest.
@@ -242,6 +259,11 @@ func (k *ginkgoKernel) sweep(lBase, rBase, lo, hi uint32, zero bool, sc []acc) {
 	mapOnly := t.opts.MAPOnly
 	mapWide := mapOnly && t.count == nil
 	p.lb, p.rb = uintptr(lBase)<<nodeShift, uintptr(rBase)<<nodeShift
+	if mapWide && k.summary != nil && lBase != 0 && rBase != 0 {
+		var bound [33]float64
+		k.sweepBound(lBase>>k.b, rBase>>k.b, &bound)
+		p.bound = &bound
+	}
 	for xl := lo; xl < hi; xl++ {
 		if mapWide { // the wide loop takes runs of parents, and leaves some to the code below
 			if xl = wideMAPParents(&p, sc, xl, hi); xl == hi {
@@ -250,6 +272,9 @@ func (k *ginkgoKernel) sweep(lBase, rBase, lo, hi uint32, zero bool, sc []acc) {
 			if p.nSlow > 0 || p.over != 0 {
 				k.addSlow(&sc[xl], &p)
 				continue
+			}
+			if a := &sc[xl]; p.bound != nil && xl != 0 && a.pruneC+p.bound[bits.OnesCount32(xl)] < a.best {
+				continue // as the wide loop skips it, for the Go loops
 			}
 		}
 		a := &sc[xl]

@@ -628,7 +628,9 @@ slow: \
 // splitsFullAVX2: the bound without selects for all four, then the rest of the Go loop's body, in
 // lane order, for the lanes that pass it. It stops, returning the parent, at hi, at xl = 0 (left to
 // the caller, with nSlow and over 0), or at a parent whose slow splits it deferred (nSlow or over
-// set, for the caller to add). Taking whole runs of parents saves a Go call per parent.
+// set, for the caller to add). Taking whole runs of parents saves a Go call per parent. With
+// p.bound set, a parent whose sweep bound (sweepBound) is below its best is skipped whole, as the
+// Go sweep skips it.
 //
 // The bound comes in two steps: first without its term maxSlope·tmax ≤ 0, which needs only the
 // {m, z} pairs, so half the loads and shuffles of a group; the groups that pass it (about 7 % at
@@ -659,6 +661,18 @@ mapParent:
 	NEGL DX
 	ANDL AX, DX            // low
 	JEQ mapStop            // xl = 0: its one split depends on the sweep's zero
+	MOVQ parentSweep_bound(DI), R9
+	TESTQ R9, R9
+	JEQ mapLoad
+	// Skip the parent when pruneC + bound[popcount(xl)] < best; NaN skips nothing.
+	POPCNTL AX, R8
+	VMOVSD acc_pruneC(SI), X0
+	VADDSD (R9)(R8*8), X0, X0
+	VMOVSD acc_best(SI), X1
+	VUCOMISD X0, X1
+	JHI mapNextParent
+
+mapLoad:
 	XORL DX, AX            // rest
 	SHLQ $5, DX
 	MOVQ DX, parentSweep_lowO(DI)

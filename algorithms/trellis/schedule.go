@@ -34,6 +34,8 @@ type acc struct {
 	skip  bool    // every split of this parent is −Inf
 	// Kernel constants of the parent (the Ginkgo kernel's, gkSP…).
 	c [gkConsts]float64
+	// pruneC is the parent's term of the Ginkgo kernel's sweep bound (sweepBound).
+	pruneC float64
 }
 
 const noSplit = math.MaxUint32
@@ -41,7 +43,8 @@ const noSplit = math.MaxUint32
 // kernel scores the splits of one model.
 type kernel interface {
 	// prepare fills the kernel's per-subset data of block xh's nodes and each parent's constants
-	// (and skip) in sc; the common fields of sc are already reset.
+	// (and skip) in sc; the common fields of sc are already reset. It may also add to a parent's
+	// MAP any of its splits whose children lie in earlier layers' blocks (which are final).
 	prepare(xh uint32, sc []acc)
 	// sweep adds, for each parent (xh, xl) with xl in [lo, hi), the splits with children
 	// L = lBase|low|u and R = rBase|(rest^u), for low = lowbit(xl), rest = xl^low and every
@@ -226,6 +229,15 @@ func (t *Trellis) intra(k kernel, xh uint32, b int, sc []acc) {
 		}
 		t.finish(base|xl, &sc[xl])
 	}
+	if f, ok := k.(blockFinisher); ok {
+		f.blockFinished(xh)
+	}
+}
+
+// blockFinisher is a kernel that keeps a summary of each block once its nodes are final (the
+// Ginkgo kernel's, for its MAP-only bound); the layers' barriers publish it to later layers.
+type blockFinisher interface {
+	blockFinished(xh uint32)
 }
 
 // parallel runs f(worker, i) for i in [0, n) on up to workers goroutines, handing out indices in

@@ -58,6 +58,9 @@ type Options struct {
 	// generic forces the model.SubsetScorer path even for models with a kernel of their own
 	// (tests compare the two).
 	generic bool
+	// noPrune turns off the Ginkgo kernel's MAP-only seeding and sweep bound
+	// (kernel_ginkgo_prune.go; tests compare the results with and without).
+	noPrune bool
 }
 
 // node is what the pass keeps per subset: the kernel's summary (t and s = √max(t, 0) for Ginkgo),
@@ -101,7 +104,8 @@ const (
 // model's subset scorer (built by the generic path, and by Marginals, Sample and MAPTies for
 // models with a kernel of their own), 8 with Marginals, at most 8 with Samples and 36 with MAPTies
 // (while it runs). Scratch space
-// of O(2^(N/2)) per worker, and the trees Sample returns, are left out.
+// of O(2^(N/2)) per worker, the Ginkgo kernel's MAP-only block summaries (about 0.3 bytes per
+// subset), and the trees Sample returns, are left out.
 func MemoryNeeded(m model.SubsetModel, opts Options) int64 {
 	return MemoryFor(m.Items(), m.SubsetBytes(), opts)
 }
