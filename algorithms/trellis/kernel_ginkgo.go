@@ -127,8 +127,10 @@ func (k *ginkgoKernel) prepare(xh uint32, sc []acc) {
 		a.c[gkMinInt] = l.log - logNorm
 		a.c[gkLambda] = lam
 		a.c[gkNegLogNorm] = -logNorm
-		c := a.c[gkMaxC] + a.c[gkNegLogNorm] // as the MAP-only loops round it
-		a.pruneC = c + pruneSlack*math.Abs(c)
+		if k.summary != nil {
+			c := a.c[gkMaxC] + a.c[gkNegLogNorm] // as the MAP-only loops round it
+			a.setPruneC(c + pruneSlack*math.Abs(c))
+		}
 	}
 	if t.opts.MAPOnly && !t.opts.noPrune && xh != 0 {
 		k.seedParents(xh, sc)
@@ -214,7 +216,7 @@ type parentSweep struct {
 	nSlow, over           uint64 // slow splits deferred to slow[:nSlow]; over: more did not fit
 	slow                  [slowBufLen]uint64
 	// bound, in MAP-only cross sweeps without a count (else nil): a parent whose low part has k
-	// items and whose pruneC + bound[k] is below its best has no split in the sweep that could
+	// items and whose pruneC() + bound[k] is below its best has no split in the sweep that could
 	// pass the loops' first bound, and is skipped (sweepBound).
 	bound *[33]float64
 }
@@ -273,7 +275,7 @@ func (k *ginkgoKernel) sweep(lBase, rBase, lo, hi uint32, zero bool, sc []acc) {
 				k.addSlow(&sc[xl], &p)
 				continue
 			}
-			if a := &sc[xl]; p.bound != nil && xl != 0 && a.pruneC+p.bound[bits.OnesCount32(xl)] < a.best {
+			if a := &sc[xl]; p.bound != nil && xl != 0 && a.pruneC()+p.bound[bits.OnesCount32(xl)] < a.best {
 				continue // as the wide loop skips it, for the Go loops
 			}
 		}

@@ -664,9 +664,10 @@ mapParent:
 	MOVQ parentSweep_bound(DI), R9
 	TESTQ R9, R9
 	JEQ mapLoad
-	// Skip the parent when pruneC + bound[popcount(xl)] < best; NaN skips nothing.
+	// Skip the parent when pruneC + bound[popcount(xl)] < best; NaN skips nothing. pruneC is
+	// kept in acc.cnt (acc.pruneC).
 	POPCNTL AX, R8
-	VMOVSD acc_pruneC(SI), X0
+	VMOVSD acc_cnt(SI), X0
 	VADDSD (R9)(R8*8), X0, X0
 	VMOVSD acc_best(SI), X1
 	VUCOMISD X0, X1

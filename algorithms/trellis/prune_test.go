@@ -72,7 +72,7 @@ func TestMAPPruneBitIdentical(t *testing.T) {
 // TestSweepBound checks the bound that lets a sweep skip a parent, on the final tables of
 // MAP-only passes: for every cross sweep, parent and split, both first bounds of the split loops
 // (splitsMAPGo's, and the wide loop's without its term maxSlope·t_max) as they round them are at
-// most the parent's pruneC + bound[k]; and the bound is tight enough to skip some parents at
+// most the parent's pruneC() + bound[k]; and the bound is tight enough to skip some parents at
 // their final best.
 func TestSweepBound(t *testing.T) {
 	var checked, skipped int
@@ -96,7 +96,7 @@ func TestSweepBound(t *testing.T) {
 					if a.skip {
 						continue
 					}
-					lim := a.pruneC + bound[bits.OnesCount32(xl)]
+					lim := a.pruneC() + bound[bits.OnesCount32(xl)]
 					maxC, maxSlope, negLogNorm := a.c[gkMaxC], a.c[gkMaxSlope], a.c[gkNegLogNorm]
 					low := xl & -xl
 					rest := xl ^ low

@@ -29,13 +29,11 @@ type acc struct {
 	best  float64 // the largest split value for the MAP
 	zmax  float64 // running maximum of the split values for log Z
 	zsum  float64 // Σ exp(value − zmax)
-	cnt   float64 // finite-likelihood trees
+	cnt   float64 // finite-likelihood trees; see also acc.pruneC
 	bestL uint32  // child L of the best split
 	skip  bool    // every split of this parent is −Inf
 	// Kernel constants of the parent (the Ginkgo kernel's, gkSP…).
 	c [gkConsts]float64
-	// pruneC is the parent's term of the Ginkgo kernel's sweep bound (sweepBound).
-	pruneC float64
 }
 
 const noSplit = math.MaxUint32
