@@ -456,7 +456,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case dir == "" && shard != nil:
 		dir = filepath.Join("runs", p.Config.Name+"-shards")
 	case dir == "":
-		dir = resumableRunDir(p, args, *otherBuild, *retry, stderr)
+		if dir, err = resumableRunDir(p, args, *otherBuild, *retry, stderr); err != nil {
+			fmt.Fprintln(stderr, "hcbench:", err)
+			return ExitFailure
+		}
 	}
 	terminal := isTerminal(stderr)
 	var console io.Writer = stderr
@@ -534,8 +537,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // resumableRunDir returns the directory of a whole run of p without -out: the latest unfinished
 // run of the same config in runs/ that this build may resume (with retryFailed, a complete run
 // with failed tasks too), saying so on stderr (and which it passed over, why, and the command
-// that resumes one anyway), else a new runs/<name>-<UTC time>. args are the run command's.
-func resumableRunDir(p *plan.Plan, args []string, allowOtherBuild, retryFailed bool, stderr io.Writer) string {
+// that resumes one anyway), else a new runs/<name>-<UTC time> (see defaultRunDir for its error).
+// args are the run command's.
+func resumableRunDir(p *plan.Plan, args []string, allowOtherBuild, retryFailed bool, stderr io.Writer) (string, error) {
 	u, skipped, ok, err := runner.Resumable(p, "runs", allowOtherBuild, retryFailed)
 	if err != nil {
 		ok = false // the run itself reports a config that cannot be resolved
@@ -558,7 +562,7 @@ func resumableRunDir(p *plan.Plan, args []string, allowOtherBuild, retryFailed b
 		status = fmt.Sprintf("complete, %d failed", u.Manifest.Failed)
 	}
 	fmt.Fprintf(stderr, "hcbench: resuming %s (%s): %d of %d tasks done; -out DIR runs into another directory\n", u.Dir, status, u.Recorded, u.Manifest.Tasks)
-	return u.Dir
+	return u.Dir, nil
 }
 
 // resumeCommand returns the command line that resumes the run into dir: the run command's args,
@@ -693,7 +697,10 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 				name = m.Experiment + "-merged"
 			}
 		}
-		dir = defaultRunDir(name, time.Now())
+		if dir, err = defaultRunDir(name, time.Now()); err != nil {
+			fmt.Fprintln(stderr, "hcbench: merge:", err)
+			return ExitFailure
+		}
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	o, err := rundir.Merge(ctx, dirs, rundir.MergeOptions{Out: dir, Partial: *partial, AllowOtherBuild: *otherBuild, Log: log})
@@ -767,13 +774,22 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return ExitOK
 }
 
-// defaultRunDir returns runs/<name>-<UTC time>, with a numeric suffix if that exists already.
-func defaultRunDir(name string, now time.Time) string {
+// defaultRunDir returns runs/<name>-<UTC time>, with a numeric suffix if that exists already. It
+// is an error when it cannot tell whether a name is free: runs is a file, or the name is too long
+// for the file system (every suffix would fail alike).
+func defaultRunDir(name string, now time.Time) (string, error) {
+	if fi, err := os.Stat("runs"); err == nil && !fi.IsDir() {
+		return "", errors.New("runs is not a directory, and runs/ is where a run directory goes without -out: move runs away, or give the directory with -out DIR")
+	}
 	base := filepath.Join("runs", name+"-"+now.UTC().Format("20060102-150405"))
 	dir := base
 	for i := 2; ; i++ {
-		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-			return dir
+		_, err := os.Lstat(dir)
+		if errors.Is(err, os.ErrNotExist) {
+			return dir, nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("cannot choose a new run directory: %w; give one with -out DIR", err)
 		}
 		dir = fmt.Sprintf("%s-%d", base, i)
 	}
