@@ -178,18 +178,38 @@ func copyNode(n *yaml.Node) *yaml.Node {
 	return &c
 }
 
-// lineRef matches a message's reference to another line of the config ("first on line 12").
-var lineRef = regexp.MustCompile(`\bon line (\d+)`)
+// lineRef matches a message's reference to another line of the config ("first on line 12"), and
+// lineNote its note of the line of the value it is about ("params.x (line 12): …", as an
+// algorithm's parameters word it).
+var (
+	lineRef  = regexp.MustCompile(`\bon line (\d+)`)
+	lineNote = regexp.MustCompile(` \(line (\d+)\)`)
+)
 
 // relocateLines rewrites a message's references to the lines of overrides ("already used on
-// line 12" where line 12 is an override's) to name the flag.
-func relocateLines(msg string, flags []string) string {
-	return lineRef.ReplaceAllStringFunc(msg, func(ref string) string {
-		n, err := strconv.Atoi(lineRef.FindStringSubmatch(ref)[1])
-		if i := n - overrideLine; err == nil && i >= 0 && i < len(flags) {
+// line 12" where line 12 is an override's) to name the flag; a note of the line of the override
+// own (-1: none), whose flag the problem names already, is dropped.
+func relocateLines(msg string, flags []string, own int) string {
+	flagOf := func(re *regexp.Regexp, ref string) (int, bool) {
+		n, err := strconv.Atoi(re.FindStringSubmatch(ref)[1])
+		i := n - overrideLine
+		return i, err == nil && i >= 0 && i < len(flags)
+	}
+	msg = lineRef.ReplaceAllStringFunc(msg, func(ref string) string {
+		if i, ok := flagOf(lineRef, ref); ok {
 			return "in " + setFlag(flags[i])
 		}
 		return ref
+	})
+	return lineNote.ReplaceAllStringFunc(msg, func(ref string) string {
+		i, ok := flagOf(lineNote, ref)
+		switch {
+		case !ok:
+			return ref
+		case i == own:
+			return ""
+		}
+		return " (in " + setFlag(flags[i]) + ")"
 	})
 }
 
@@ -199,7 +219,7 @@ func relocateLines(msg string, flags []string) string {
 func relocate(p Problem, flags []string) Problem {
 	i := p.Line - overrideLine
 	if i < 0 || i >= len(flags) {
-		p.Msg = relocateLines(p.Msg, flags)
+		p.Msg = relocateLines(p.Msg, flags, -1)
 		return p
 	}
 	flag := flags[i]
@@ -211,7 +231,7 @@ func relocate(p Problem, flags []string) Problem {
 		}
 	}
 	prefixes = append(prefixes, path)
-	msg := relocateLines(p.Msg, flags)
+	msg := relocateLines(p.Msg, flags, i)
 	for j := len(prefixes) - 1; j >= 0; j-- {
 		if rest, ok := strings.CutPrefix(msg, prefixes[j]+": "); ok {
 			msg = rest

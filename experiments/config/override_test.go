@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -101,17 +102,37 @@ func TestOverrideProblems(t *testing.T) {
 // FuzzOverride: any -set flag on a valid config gives a config or problems, never a panic, and
 // every problem of the flag names it.
 func FuzzOverride(f *testing.F) {
-	for _, s := range []string{"seed=3", "datasets[0].jets=50", "algorithms[2].beam_size=3n", "algorithms[0]={name: beam}", "datasets[1]=[1,2]", "a.b.c[0][1]=x", "=", "datasets[99999999999999999999].x=1", "reports=*x"} {
+	for _, s := range []string{"seed=3", "datasets[0].jets=50", "algorithms[0]={name: external, command: [p], params: {a: .nan}}", "algorithms[2].beam_size=3n", "algorithms[0]={name: beam}", "datasets[1]=[1,2]", "a.b.c[0][1]=x", "=", "datasets[99999999999999999999].x=1", "reports=*x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, set string) {
 		_, err := ParseOptions("ov.yaml", []byte(overrideBase), Options{Set: []string{set}})
 		if ps, ok := err.(Problems); ok {
 			for _, p := range ps {
-				if p.Line >= overrideLine {
+				if p.Line >= overrideLine || strings.Contains(p.Msg, strconv.Itoa(overrideLine)) {
 					t.Fatalf("problem at an override's line: %v", p)
 				}
 			}
 		}
 	})
+}
+
+// TestOverrideParamsLine: a bad value under an external algorithm's params, whose messages note
+// the line of the value, names the -set flag that wrote it and no line past the file (a sentinel
+// line number, 1073741824, used to leak into them). The command is go, which go test puts on PATH.
+func TestOverrideParamsLine(t *testing.T) {
+	const base = "version: 1\nname: ext\ndatasets:\n  - {name: q, generator: ginkgo, jets: 2, t_cut: 16}\nalgorithms:\n  - {name: external, command: [go], params: {noise: 0}}\n"
+	for _, tc := range []struct{ set, want string }{
+		{"algorithms[0].params={a: .nan}", "-set algorithms[0].params={a: .nan}: a: .nan is not a number JSON can hold"},
+		{"algorithms[0].params={a: 1, a: 2}", `-set algorithms[0].params={a: 1, a: 2}: the mapping: key "a" given twice`},
+		{"algorithms[0].params={a: [1, !!binary x]}", "-set algorithms[0].params={a: [1, !!binary x]}: a[1]: a value tagged !!binary"},
+		// A key added to the file's mapping: the problem is the file's, at the mapping's line,
+		// and the note names the flag.
+		{"algorithms[0].params.x=.inf", "ext.yaml:6: algorithms[0].params: x (in -set algorithms[0].params.x=.inf): .inf is not a number JSON can hold"},
+	} {
+		_, err := ParseOptions("ext.yaml", []byte(base), Options{Set: []string{tc.set}})
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) || strings.Contains(err.Error(), strconv.Itoa(overrideLine)) {
+			t.Errorf("-set %s: error %v\nwant one starting %q, without line %d", tc.set, err, tc.want, overrideLine)
+		}
+	}
 }
