@@ -410,7 +410,7 @@ func TestCuts(t *testing.T) {
 	if r := h.Nodes[7].LogR(); math.Abs(r-math.Log(0.5)) > 1e-15 {
 		t.Errorf("log r at L = 0: %v", r)
 	}
-	if r, q := (&Node{LogOdds: 800}).LogR(), (&Node{LogOdds: -800}).LogR(); r != -0.0 && r > 0 || q != -800 {
+	if r, q := (&Node{LogOdds: 800}).LogR(), (&Node{LogOdds: -800}).LogR(); r != 0 || q != -800 {
 		t.Errorf("log r saturates badly: L=800 → %v, L=−800 → %v", r, q)
 	}
 }

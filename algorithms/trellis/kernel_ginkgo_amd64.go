@@ -55,6 +55,8 @@ var _ = [1]struct{}{}[gkConsts-8]
 var avxConsts [len(asmConsts) + 5][4]float64
 
 // avxInts are splitsFullAVX2's int32 constants, 4 lanes each.
+//
+//lint:ignore U1000 read by kernel_ginkgo_avx2_amd64.s (VPAND, VPADDD), which staticcheck does not see
 var avxInts = [2][4]int32{{63, 63, 63, 63}, {1023, 1023, 1023, 1023}}
 
 func init() {

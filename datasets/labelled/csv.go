@@ -348,11 +348,9 @@ func (s *csvSource) mark() { s.start, s.startLine = s.delivered, s.lr.Lines()+1 
 // 1-based position.
 func resolveColumn(spec, what string, header []string, ncol int, name string, headerLine int) (int, error) {
 	s := strings.TrimSpace(spec)
-	if header != nil {
-		for k, h := range header {
-			if h != "" && h == s {
-				return k, nil
-			}
+	for k, h := range header {
+		if h != "" && h == s {
+			return k, nil
 		}
 	}
 	p, err := strconv.Atoi(s)

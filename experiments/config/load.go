@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -588,15 +587,6 @@ func ReportOptions(path string, src []byte) (map[string]any, error) {
 		return nil, d.sorted()
 	}
 	return cfg.ReportOptions, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Dir returns the directory that relative paths in the config are resolved against.

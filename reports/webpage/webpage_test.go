@@ -344,21 +344,6 @@ func TestEscaping(t *testing.T) {
 	}
 }
 
-// svgBody is an SVG file's markup as the page must inline it: from <svg to the end.
-func svgBody(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	i := strings.Index(s, "<svg ")
-	if i < 0 {
-		t.Fatalf("%s: no <svg", path)
-	}
-	return strings.TrimSpace(s[i:])
-}
-
 // sectionOf returns the HTML of <section id="id">…</section> (sections do not nest).
 func sectionOf(page, id string) string {
 	i := strings.Index(page, `<section id="`+id+`">`)
