@@ -3,8 +3,8 @@ package reports
 import (
 	"fmt"
 	"image/color"
+	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,15 +57,7 @@ func saveFigure(w, h vg.Length, base string, paint func(draw.Canvas)) ([]string,
 		dc.SetColor(color.White)
 		dc.Fill(dc.Rectangle.Path())
 		paint(dc)
-		f, err := os.Create(base + ext)
-		if err != nil {
-			return files, err
-		}
-		if _, err := c.WriteTo(f); err != nil {
-			f.Close()
-			return files, err
-		}
-		if err := f.Close(); err != nil {
+		if err := writeFile(base+ext, func(w io.Writer) error { _, err := c.WriteTo(w); return err }); err != nil {
 			return files, err
 		}
 		files = append(files, base+ext)

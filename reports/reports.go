@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -191,7 +192,7 @@ func (in Input) group(dataset, algorithm string) []results.Record {
 // writeMarkdown writes name.md: a title, one titled table per section, and notes.
 func writeMarkdown(dir, name, title string, sections []section, notes []string) ([]string, error) {
 	md := filepath.Join(dir, name+".md")
-	f, err := os.Create(md)
+	f, err := results.CreateAtomic(md)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +210,7 @@ func writeMarkdown(dir, name, title string, sections []section, notes []string) 
 			fmt.Fprintf(f, "%s\n", n)
 		}
 	}
-	if err := f.Close(); err != nil {
+	if err := f.Commit(); err != nil {
 		return nil, err
 	}
 	return []string{md}, nil
@@ -241,7 +242,11 @@ func writeReport(dir, name, title string, sections []section, notes []string, cs
 func savePlot(p *plot.Plot, w, h vg.Length, base string) ([]string, error) {
 	var files []string
 	for _, ext := range []string{".png", ".svg"} {
-		if err := p.Save(w, h, base+ext); err != nil {
+		c, err := p.WriterTo(w, h, ext[1:])
+		if err != nil {
+			return files, err
+		}
+		if err := writeFile(base+ext, func(w io.Writer) error { _, err := c.WriteTo(w); return err }); err != nil {
 			return files, err
 		}
 		files = append(files, base+ext)

@@ -1,8 +1,8 @@
 package reports
 
 import (
+	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -240,13 +240,5 @@ func (decadeTicks) Ticks(lo, hi float64) []plot.Tick {
 
 // writeCSV writes t to path.
 func writeCSV(path string, t table.Table) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := table.WriteCSV(f, t); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeFile(path, func(w io.Writer) error { return table.WriteCSV(w, t) })
 }

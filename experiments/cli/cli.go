@@ -761,11 +761,11 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "hcbench: interrupted:", context.Cause(ctx))
 		return ExitInterrupted
 	}
+	printReports(stdout, files) // those written whole, also when others failed
 	if err != nil {
 		fmt.Fprintln(stderr, "hcbench:", err)
 		return ExitFailure
 	}
-	printReports(stdout, files)
 	if m.Status != results.StatusComplete {
 		// The reports are written, but a nightly job must not take them for a whole run's.
 		fmt.Fprintf(stderr, "hcbench: warning: %s is not a finished run (status %s, %d of %d tasks); its reports cover only the finished tasks\n", dirs[0], m.Status, m.Finished, m.Tasks)

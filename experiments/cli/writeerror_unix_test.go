@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/reports"
 )
 
 // limitFileSize sets RLIMIT_FSIZE of this process to the number of bytes in spec ("" sets none).
@@ -166,17 +167,31 @@ algorithms: [truth, greedy]
 	}
 }
 
+// blockingReportEnv names, in a test's hcbench process, the file that the report "blocking"
+// reads to its end before it returns, writing nothing (see init): a FIFO holds the run in the
+// writing of its reports until the test opens the FIFO to write and then closes it.
+const blockingReportEnv = "HCBENCH_TEST_BLOCKING_REPORT"
+
+func init() {
+	if path := os.Getenv(blockingReportEnv); path != "" {
+		reports.Register(reports.Report{Name: "blocking", Help: "a test's: reads $" + blockingReportEnv, Build: func(reports.Input, string) ([]string, error) {
+			b, err := os.ReadFile(path)
+			if len(b) > 0 {
+				err = errors.New("the blocking report read data")
+			}
+			return nil, err
+		}})
+	}
+}
+
 // TestKilledWhileWritingReports kills, with SIGKILL, a run that is writing its reports (held
-// there by a FIFO in place of reports/summary.md whose reader does not read): the manifest must
-// not say complete then, nor after the kill, and the same command completes the run.
+// there by the report "blocking", reading a FIFO that nobody writes to; report files are
+// written through temporary files renamed into place, so a FIFO in place of one holds nothing):
+// the manifest must not say complete then, nor after the kill, and the same command completes
+// the run.
 func TestKilledWhileWritingReports(t *testing.T) {
 	dir := t.TempDir()
-	var cfgText strings.Builder
-	cfgText.WriteString("version: 1\nname: k\ndatasets:\n  - {name: q, generator: ginkgo, jets: 1, min_leaves: 5, max_leaves: 7, t_cut: 16}\nalgorithms:\n")
-	for i := range 1200 { // a summary of about 100 KB: more than a pipe holds
-		fmt.Fprintf(&cfgText, "  - {name: greedy, label: g%d}\n", i)
-	}
-	cfg := writeFile(t, dir, "k.yaml", cfgText.String())
+	cfg := writeFile(t, dir, "k.yaml", "version: 1\nname: k\ndatasets:\n  - {name: q, generator: ginkgo, jets: 1, min_leaves: 5, max_leaves: 7, t_cut: 16}\nalgorithms: [greedy]\n")
 	out := filepath.Join(dir, "run")
 	runOK(t, "run", cfg, "-out", out)
 	// A run killed after its last record: no reports, and a manifest that says running.
@@ -189,38 +204,38 @@ func TestKilledWhileWritingReports(t *testing.T) {
 	m := readManifest(t, mp)
 	m.Status, m.End = results.StatusRunning, m.Start
 	writeManifest(t, mp, m)
-	fifo := filepath.Join(out, results.ReportsDir, "summary.md")
-	os.MkdirAll(filepath.Dir(fifo), 0o755)
+	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skipf("no FIFO: %v", err)
 	}
 
-	cmd := command(t, "run", cfg, "-out", out)
+	// reports is a result-free key: the run resumes with the blocking report added.
+	cmd := command(t, "run", cfg, "-out", out, "-set", "reports=[summary, blocking]")
+	cmd.Env = append(cmd.Env, blockingReportEnv+"="+fifo)
 	var output syncBuffer
 	cmd.Stdout, cmd.Stderr = &output, &output
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Opening the FIFO returns once the run opens it to write its summary; not reading it, the
-	// run blocks there once the pipe is full.
+	// Opening the FIFO to write returns once the run opens it to read, in its reports; it then
+	// waits there for data or their end.
 	opened := make(chan *os.File, 1)
 	go func() {
-		f, err := os.Open(fifo)
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 		if err != nil {
 			t.Error(err)
 		}
 		opened <- f
 	}()
-	var r *os.File
+	var w *os.File
 	select {
-	case r = <-opened:
+	case w = <-opened:
 	case <-time.After(hangLimit):
 		cmd.Process.Kill()
 		cmd.Wait()
-		t.Fatalf("the resume never wrote its summary:\n%s", output.String())
+		t.Fatalf("the resume never wrote its reports:\n%s", output.String())
 	}
-	defer r.Close()
-	time.Sleep(200 * time.Millisecond) // the run fills the pipe and blocks
+	defer w.Close()
 	if m := readManifest(t, mp); m.Status == results.StatusComplete {
 		t.Errorf("while its reports are written, the manifest says %s", m.Status)
 	}
@@ -229,10 +244,16 @@ func TestKilledWhileWritingReports(t *testing.T) {
 	if m := readManifest(t, mp); m.Status == results.StatusComplete {
 		t.Errorf("killed while writing its reports, the manifest says %s", m.Status)
 	}
+	// The same command completes it, the blocking report now reading an empty file.
 	if err := os.Remove(fifo); err != nil {
 		t.Fatal(err)
 	}
-	runOK(t, "run", cfg, "-out", out)
+	writeFile(t, dir, "fifo", "")
+	cmd = command(t, "run", cfg, "-out", out, "-set", "reports=[summary, blocking]")
+	cmd.Env = append(cmd.Env, blockingReportEnv+"="+fifo)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("resume: %v\n%s", err, b)
+	}
 	if m := readManifest(t, mp); m.Status != results.StatusComplete {
 		t.Errorf("resumed: status %s", m.Status)
 	}

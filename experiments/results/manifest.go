@@ -393,29 +393,19 @@ func (m *Manifest) WriteFile(path string) error {
 	return WriteFileAtomic(path, append(b, '\n'))
 }
 
-// WriteFileAtomic writes a file through a temporary file in the same directory renamed into
-// place, so that a kill, or two shards writing the same file at once, never leave half of it.
+// WriteFileAtomic writes a file through a temporary file in the same directory, synced and renamed
+// into place (CreateAtomic), so that a kill, a full disk, or two shards writing the same file at
+// once, never leave half of it.
 func WriteFileAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	f, err := CreateAtomic(path)
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
+	defer f.Close()
+	if _, err := f.Write(b); err != nil {
 		return err
 	}
-	// CreateTemp makes the file private; a run directory is shared, like the files os.Create makes.
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return f.Commit()
 }
 
 // MaxManifestBytes bounds the size of a manifest file. A manifest takes a few KB, growing by a few
