@@ -4,6 +4,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -15,6 +16,55 @@ import (
 
 	"github.com/hcbench/hcbench/experiments/results"
 )
+
+// TestRunDirSymlinks: a symbolic link in place of a file or directory that a run writes in its
+// directory (planted, or left by a copy) is refused with a message naming it, and what it names is
+// left as it was: a link named .reserve had the run write 256 KiB of zeros over its target.
+func TestRunDirSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "small.yaml", smallConfig)
+	victim := writeFile(t, dir, "victim", "victim\n")
+	for _, name := range []string{".lock", ".reserve", results.LogFile} {
+		out := filepath.Join(dir, "run"+name)
+		if err := os.Mkdir(out, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(victim, filepath.Join(out, name)); err != nil {
+			t.Skipf("no symbolic links: %v", err)
+		}
+		code, stdout, stderr := run(t, context.Background(), "run", cfg, "-out", out)
+		want := filepath.Join(out, name) + " is a symbolic link (to " + victim + ")"
+		if code != ExitFailure || !strings.Contains(stderr, want) {
+			t.Errorf("%s a link: exit %d\n%s%s\nwant exit %d and %q", name, code, stdout, stderr, ExitFailure, want)
+		}
+		if b := mustRead(t, victim); b != "victim\n" {
+			t.Errorf("%s a link: the file it names now holds %d bytes", name, len(b))
+		}
+	}
+
+	// reports/ a link to another directory: report refuses to write into it.
+	out := filepath.Join(dir, "run")
+	runOK(t, "run", cfg, "-out", out)
+	elsewhere := filepath.Join(dir, "elsewhere")
+	if err := os.Mkdir(elsewhere, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	reportsDir := filepath.Join(out, results.ReportsDir)
+	if err := os.RemoveAll(reportsDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, reportsDir); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, context.Background(), "report", out)
+	want := reportsDir + " is a symbolic link (to " + elsewhere + ")"
+	if code != ExitFailure || !strings.Contains(stderr, want) {
+		t.Errorf("reports a link: exit %d\n%s%s\nwant exit %d and %q", code, stdout, stderr, ExitFailure, want)
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) > 0 {
+		t.Errorf("report wrote %d files into the directory that reports/ links to", len(entries))
+	}
+}
 
 // TestReportWriteError rebuilds the reports of a run in another process under a file size limit
 // (RLIMIT_FSIZE, as a full disk would) that the largest Markdown report and the plots exceed: the

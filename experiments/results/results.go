@@ -260,9 +260,10 @@ type Writer struct {
 	f  *os.File
 }
 
-// Create creates (or truncates) a results file.
+// Create creates (or truncates) a results file; a symbolic link in its place is refused
+// (OpenNoFollow).
 func Create(path string) (*Writer, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := OpenNoFollow(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -272,9 +273,10 @@ func Create(path string) (*Writer, error) {
 // Append opens a results file for appending, creating it if needed. Every Write is one write
 // call of one whole line on an O_APPEND file, so a process killed at any moment (SIGKILL
 // included) leaves whole records behind it, except when the system itself fails mid-write; that
-// leaves a last line without its newline, which Recover cuts off.
+// leaves a last line without its newline, which Recover cuts off. A symbolic link in its place is
+// refused (OpenNoFollow).
 func Append(path string) (*Writer, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := OpenNoFollow(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}

@@ -1,12 +1,71 @@
 package results
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
+
+// TestNoFollow: the files of a run directory are opened, and its directories made, without
+// following a symbolic link in their place: a results file, a file of the run made new, the
+// reports directory. What the link names is left as it was.
+func TestNoFollow(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	if err := os.WriteFile(victim, []byte("victim\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	victimDir := filepath.Join(dir, "victimdir")
+	if err := os.Mkdir(victimDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := func(target, name string) string {
+		p := filepath.Join(dir, name)
+		if err := os.Symlink(target, p); err != nil {
+			t.Skipf("no symbolic links: %v", err)
+		}
+		return p
+	}
+	isLink := func(what string, err error, path string) {
+		t.Helper()
+		if !errors.Is(err, ErrSymlink) || !strings.Contains(err.Error(), path+" is a symbolic link (to ") {
+			t.Errorf("%s through a link: %v, want ErrSymlink naming %s", what, err, path)
+		}
+	}
+	r := link(victim, ResultsFile)
+	_, err := Append(r)
+	isLink("Append", err, r)
+	_, err = Create(r)
+	isLink("Create", err, r)
+	dangling := link(filepath.Join(dir, "absent"), ".reserve")
+	_, err = OpenNoFollow(dangling, os.O_CREATE|os.O_WRONLY, 0o644)
+	isLink("OpenNoFollow of a dangling link", err, dangling)
+	if _, err := os.Stat(filepath.Join(dir, "absent")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a dangling link was followed to create its target: %v", err)
+	}
+	if b, err := os.ReadFile(victim); err != nil || string(b) != "victim\n" {
+		t.Errorf("the file linked to holds %q (%v)", b, err)
+	}
+
+	reportsLink := link(victimDir, ReportsDir)
+	isLink("MkdirNoFollow", MkdirNoFollow(reportsLink), reportsLink)
+	if err := MkdirNoFollow(victim); err == nil || !strings.Contains(err.Error(), "is not a directory") {
+		t.Errorf("MkdirNoFollow of a file: %v", err)
+	}
+	made := filepath.Join(dir, "data")
+	if err := MkdirNoFollow(made); err != nil {
+		t.Fatal(err)
+	}
+	if err := MkdirNoFollow(made); err != nil {
+		t.Errorf("MkdirNoFollow of a directory there: %v", err)
+	}
+	if entries, _ := os.ReadDir(victimDir); len(entries) > 0 {
+		t.Errorf("the directory linked to holds %d files", len(entries))
+	}
+}
 
 // TestPendingFile: a file written through CreateAtomic appears whole at Commit, and only then;
 // Close without Commit, or a write that fails, leaves the file as it was and no temporary file.

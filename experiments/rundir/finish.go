@@ -42,7 +42,7 @@ func finish(ctx context.Context, dir string, m *results.Manifest, recs []results
 	}
 	// A report that fails does not keep bench.txt and the page from being written: they hold the
 	// records and the reports that did succeed. Its error is returned after them.
-	files, err := reports.Write(ctx, names, in, filepath.Join(dir, results.ReportsDir))
+	files, err := writeReports(ctx, names, in, dir)
 	err = errors.Join(oerr, err)
 	if ctx.Err() != nil {
 		return files, err
@@ -178,4 +178,14 @@ func coversPlan(recs []results.Record, keys []string) bool {
 		}
 	}
 	return true
+}
+
+// writeReports writes the reports named into reports/ of the run directory dir, which must be a
+// directory there, not a symbolic link (results.MkdirNoFollow).
+func writeReports(ctx context.Context, names []string, in reports.Input, dir string) ([]string, error) {
+	out := filepath.Join(dir, results.ReportsDir)
+	if err := results.MkdirNoFollow(out); err != nil {
+		return nil, err
+	}
+	return reports.Write(ctx, names, in, out)
 }

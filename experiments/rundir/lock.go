@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 // errBusy is tryLock's answer when another process holds a conflicting lock.
@@ -24,10 +26,11 @@ var errNoLocks = errors.New("the file system does not support file locks")
 // a cluster the holder may run on another node). The lock dies with the process that holds it,
 // however it ends, so no stale lock is ever left; the file stays behind. On a file system
 // without locks Lock returns an error wrapping errNoLocks and an open file the caller closes
-// as if it were the lock.
+// as if it were the lock. A symbolic link in place of the lock file is refused (a lock taken on
+// what it names, and the pid written there, would be another file's).
 func Lock(dir string, files Files) (*os.File, error) {
 	path, what := filepath.Join(dir, files.Lock), files.What
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := results.OpenNoFollow(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("cannot lock %s: %w", what, err)
 	}
@@ -77,7 +80,7 @@ func lockHolder(path string) string {
 // that stopped there would refuse every run on such a file system.
 func checkUnlocked(dir string, files Files) (warning string, err error) {
 	path, what := filepath.Join(dir, files.Lock), files.What
-	f, err := os.Open(path)
+	f, err := results.OpenNoFollow(path, os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	}

@@ -1,8 +1,11 @@
 package rundir
 
 import (
+	"errors"
 	"os"
 	"sync"
+
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 // reserveBytes is the disk space a run keeps in reserve while it runs: more than a manifest and
@@ -19,18 +22,22 @@ type Reserved struct {
 }
 
 // Reserve writes the reserve file. It is best effort: on a disk already too full, or a
-// file system that cannot tell, the run goes on without it.
-func Reserve(path string) *Reserved {
+// file system that cannot tell, the run goes on without it. A symbolic link in its place is an
+// error (results.ErrSymlink): writing the zeros through it would overwrite what it names.
+func Reserve(path string) (*Reserved, error) {
 	r := &Reserved{path: path}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	f, err := results.OpenNoFollow(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if errors.Is(err, results.ErrSymlink) {
+		return nil, err
+	}
 	if err != nil {
-		return r
+		return r, nil
 	}
 	_, werr := f.Write(make([]byte, reserveBytes))
 	serr := f.Sync()
 	cerr := f.Close()
 	r.ok = werr == nil && serr == nil && cerr == nil
-	return r
+	return r, nil
 }
 
 // release removes the reserve file, and reports whether it freed space (the file had been

@@ -164,7 +164,7 @@ func open(ctx context.Context, p *plan.Plan, opts Options) (*session, error) {
 	if other != "" && !opts.AllowOtherBuild {
 		return nil, fmt.Errorf("%s; resuming would mix results of different code in one run: resume with the build that wrote them, run this build into another -out, or pass -allow-other-build to resume anyway (the manifest then lists each session's build)", other)
 	}
-	if s.logFile, err = os.OpenFile(s.files.Log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+	if s.logFile, err = results.OpenNoFollow(s.files.Log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
 		return nil, err
 	}
 	s.log = slog.New(slog.NewMultiHandler(opts.Log.Handler(), slog.NewJSONHandler(s.logFile, nil)))
@@ -181,7 +181,9 @@ func open(ctx context.Context, p *plan.Plan, opts Options) (*session, error) {
 	}
 	// The reserve is disk space given back when the manifest cannot be written otherwise (a full
 	// disk), so that the run still ends saying how it ended.
-	s.reserve = rundir.Reserve(filepath.Join(opts.Dir, s.files.Reserve))
+	if s.reserve, err = rundir.Reserve(filepath.Join(opts.Dir, s.files.Reserve)); err != nil {
+		return nil, err
+	}
 
 	if err := results.WriteFileAtomic(filepath.Join(opts.Dir, results.ConfigFile), resolved); err != nil {
 		return nil, err
@@ -504,7 +506,7 @@ func saveData(dir string, p *plan.Plan, items *itemSet, log *slog.Logger) error 
 		if !d.Generated {
 			continue
 		}
-		if err := os.MkdirAll(filepath.Join(dir, results.DataDir), 0o755); err != nil {
+		if err := results.MkdirNoFollow(filepath.Join(dir, results.DataDir)); err != nil {
 			return err
 		}
 		var js []jets.Jet
