@@ -24,7 +24,7 @@ func TestRunDirSymlinks(t *testing.T) {
 	dir := t.TempDir()
 	cfg := writeFile(t, dir, "small.yaml", smallConfig)
 	victim := writeFile(t, dir, "victim", "victim\n")
-	for _, name := range []string{".lock", ".reserve", results.LogFile} {
+	for _, name := range []string{".lock", ".reserve", results.LogFile, results.ResultsFile} {
 		out := filepath.Join(dir, "run"+name)
 		if err := os.Mkdir(out, 0o755); err != nil {
 			t.Fatal(err)

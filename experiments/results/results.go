@@ -286,7 +286,10 @@ func Append(path string) (*Writer, error) {
 // Recover reads the records of a results file that is to be appended to, after a crash. A last
 // line without its newline is a torn record: it is cut off the file, and torn describes it (for a
 // warning); any other line that is not a record is an error naming the file and line. A missing
-// file holds no records.
+// file holds no records. The file is read as Read reads, a line at a time within MaxLine: a line
+// longer, torn or not, is no record that hcbench writes, and is an error naming the byte
+// offset it starts at, where the file can be cut. A symbolic link in place of the file is
+// refused (OpenNoFollow), as the cut would change the file it names.
 func Recover(path string) (recs []Record, torn string, err error) {
 	return RecoverContext(context.Background(), path)
 }
@@ -296,23 +299,25 @@ func RecoverContext(ctx context.Context, path string) (recs []Record, torn strin
 	if err := ctx.Err(); err != nil {
 		return nil, "", fmt.Errorf("reading %s: %w", path, context.Cause(ctx))
 	}
-	b, err := os.ReadFile(path)
+	f, err := OpenNoFollow(path, os.O_RDWR, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, "", nil
 	}
 	if err != nil {
 		return nil, "", err
 	}
-	if end := bytes.LastIndexByte(b, '\n') + 1; end < len(b) {
-		line := bytes.Count(b[:end], []byte{'\n'}) + 1
-		torn = fmt.Sprintf("%s:%d: dropped a torn last record (%d bytes without a newline), left by a run that was killed while writing", path, line, len(b)-end)
-		if err := os.Truncate(path, int64(end)); err != nil {
+	defer f.Close()
+	recs, tail, err := read(ctxReader{ctx, path, f}, path, true)
+	if err != nil {
+		return nil, "", err
+	}
+	if tail.bytes > 0 {
+		torn = fmt.Sprintf("%s:%d: dropped a torn last record (%d bytes without a newline), left by a run that was killed while writing", path, tail.line, tail.bytes)
+		if err := f.Truncate(tail.offset); err != nil {
 			return nil, "", fmt.Errorf("cannot cut the torn last line off %s: %w", path, err)
 		}
-		b = b[:end]
 	}
-	recs, err = Read(ctxReader{ctx, path, bytes.NewReader(b)}, path)
-	return recs, torn, err
+	return recs, torn, nil
 }
 
 // ctxReader reads from r until ctx is cancelled, then returns ctx's error.
@@ -362,29 +367,56 @@ const MaxLine = 64 << 20
 // Read reads records from JSON Lines; name labels errors, which give the line. A last line
 // without its newline is a torn record (a run killed while writing) and an error that says so.
 //
-// A line longer than MaxLine (64 MiB) stops reading with an error naming its line and the limit;
-// memory stays within about MaxLine besides what the records read so far take, which is in
-// proportion to the text. r is only read, never seeked, so it may be a pipe.
+// A line longer than MaxLine (64 MiB) stops reading with an error naming its line, the byte
+// offset it starts at, and the limit; memory stays within about MaxLine besides what the records
+// read so far take, which is in proportion to the text. r is only read, never seeked, so it may
+// be a pipe.
 func Read(r io.Reader, name string) ([]Record, error) {
+	recs, _, err := read(r, name, false)
+	return recs, err
+}
+
+// tornLine is a last line without its newline: its line number, the byte offset it starts at,
+// and its length (0: there is none).
+type tornLine struct {
+	line   int
+	offset int64
+	bytes  int
+}
+
+// read is Read; with recovering, a torn last line is returned instead of an error (Recover cuts
+// it off), and a line too long says how to cut it off.
+func read(r io.Reader, name string, recovering bool) ([]Record, tornLine, error) {
 	lr := linelimit.NewReader(r, MaxLine)
 	var out []Record
 	line := 0
+	var offset int64 // where the line being read starts
 	for {
 		raw, err := lr.Line()
 		if err == io.EOF {
 			break
 		}
 		if e, ok := linelimit.IsTooLong(err); ok {
-			return nil, fmt.Errorf("%s:%d: line longer than %s, the limit for one result record; is this a results.jsonl file, one JSON record per line?", name, e.Line, linelimit.Size(e.Limit))
+			if recovering {
+				return nil, tornLine{}, fmt.Errorf("%s:%d: from byte %d on, a line longer than %s, the limit for one result record: neither a record that hcbench writes nor the torn last one that a killed run leaves; if the file is damaged there, cut it off (truncate -s %d %s: the tasks of the records after it run again) and resume",
+					name, e.Line, offset, linelimit.Size(e.Limit), offset, name)
+			}
+			return nil, tornLine{}, fmt.Errorf("%s:%d: line longer than %s, the limit for one result record (from byte %d); is this a results.jsonl file, one JSON record per line?", name, e.Line, linelimit.Size(e.Limit), offset)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
+			return nil, tornLine{}, fmt.Errorf("%s:%d: %w", name, line+1, err)
 		}
 		line++
 		b := bytes.TrimSpace(raw)
-		if raw[len(raw)-1] != '\n' && len(b) > 0 {
-			return nil, fmt.Errorf("%s:%d: torn last record (no newline): the run was killed while writing it; resume the run (hcbench run with the same config and -out) to drop it and redo the task", name, line)
+		if raw[len(raw)-1] != '\n' {
+			if recovering {
+				return out, tornLine{line: line, offset: offset, bytes: len(raw)}, nil
+			}
+			if len(b) > 0 {
+				return nil, tornLine{}, fmt.Errorf("%s:%d: torn last record (no newline): the run was killed while writing it; resume the run (hcbench run with the same config and -out) to drop it and redo the task", name, line)
+			}
 		}
+		offset += int64(len(raw))
 		if len(b) == 0 {
 			continue
 		}
@@ -396,13 +428,13 @@ func Read(r io.Reader, name string) ([]Record, error) {
 		out = out[:len(out)+1]
 		rec := &out[len(out)-1]
 		if err := json.Unmarshal(b, rec); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a result record: %v", name, line, err)
+			return nil, tornLine{}, fmt.Errorf("%s:%d: not a result record: %v", name, line, err)
 		}
 		if rec.Schema != RecordSchema {
-			return nil, fmt.Errorf("%s:%d: record schema %d, this build reads %d", name, line, rec.Schema, RecordSchema)
+			return nil, tornLine{}, fmt.Errorf("%s:%d: record schema %d, this build reads %d", name, line, rec.Schema, RecordSchema)
 		}
 	}
-	return out, nil
+	return out, tornLine{}, nil
 }
 
 // ReadFile reads a results file; see Read.

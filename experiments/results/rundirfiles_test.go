@@ -2,16 +2,66 @@ package results
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hcbench/hcbench/internal/limittest"
 )
 
+// sparseTail writes a results file of one good record and then n zero bytes without a newline,
+// as a hole (nothing written, nothing on disk), and returns its path.
+func sparseTail(t *testing.T, n int64) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), ResultsFile)
+	if err := os.WriteFile(path, []byte(goodRecord), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, int64(len(goodRecord))+n); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestRecoverLongTail: resuming reads the records a line at a time within MaxLine, as report,
+// merge and compare do. An unterminated tail of up to MaxLine bytes is a torn record, cut off as
+// after a kill; a longer one (200 MiB here; 1 GB was read whole into memory and dropped) is
+// refused with the file, its line and the byte offset where it can be cut, having read and
+// allocated about MaxLine, and the file is left as it was.
+func TestRecoverLongTail(t *testing.T) {
+	path := sparseTail(t, 200<<20)
+	var err error
+	a := limittest.Allocated(func() { _, _, err = Recover(path) })
+	want := fmt.Sprintf("%s:2: from byte %d on, a line longer than 64 MiB (67108864 bytes), the limit for one result record", path, len(goodRecord))
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), fmt.Sprintf("truncate -s %d %s", len(goodRecord), path)) {
+		t.Errorf("error %v\nwant it to contain %q and the truncate command", err, want)
+	}
+	// The line is collected in chunks and refused once past the limit (package linelimit).
+	const slack = 3 << 20
+	if a > MaxLine+slack {
+		t.Errorf("allocated %d bytes refusing a 200 MiB tail, want about the limit %d", a, MaxLine)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() != int64(len(goodRecord))+200<<20 {
+		t.Errorf("the refused file was changed: %v %v", fi.Size(), err)
+	}
+
+	// At the limit, a tail is a torn record.
+	path = sparseTail(t, MaxLine)
+	recs, torn, err := Recover(path)
+	if err != nil || len(recs) != 1 || !strings.Contains(torn, fmt.Sprintf(":2: dropped a torn last record (%d bytes without a newline)", MaxLine)) {
+		t.Fatalf("tail of MaxLine bytes: %d records, torn %q, err %v", len(recs), torn, err)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != goodRecord {
+		t.Errorf("file after Recover: %d bytes, %v", len(b), err)
+	}
+}
+
 // TestNoFollow: the files of a run directory are opened, and its directories made, without
-// following a symbolic link in their place: a results file, a file of the run made new, the
-// reports directory. What the link names is left as it was.
+// following a symbolic link in their place: a results file, the reports directory, or a file
+// that Recover would cut. What the link names is left as it was.
 func TestNoFollow(t *testing.T) {
 	dir := t.TempDir()
 	victim := filepath.Join(dir, "victim")
@@ -40,6 +90,8 @@ func TestNoFollow(t *testing.T) {
 	isLink("Append", err, r)
 	_, err = Create(r)
 	isLink("Create", err, r)
+	_, _, err = Recover(r)
+	isLink("Recover", err, r)
 	dangling := link(filepath.Join(dir, "absent"), ".reserve")
 	_, err = OpenNoFollow(dangling, os.O_CREATE|os.O_WRONLY, 0o644)
 	isLink("OpenNoFollow of a dangling link", err, dangling)
