@@ -61,9 +61,10 @@ Usage:
                                compare two runs task by task; exit 1 when quality regressed, NEW did
                                not finish or lacks tasks of OLD
   hcbench history [-db FILE] [-o FILE] [-last N] [-bisect METRIC] [RUN_DIR...]
-                               add finished runs to a history database (history.db) and write
-                               history.html: a trend per metric, steps and regressions over runs;
-                               -bisect names the runs between which a metric changed
+                               add finished runs to a history database (runs/history.db) and
+                               write history.html beside it: a trend per metric, steps and
+                               regressions over runs; -bisect names the runs between which a
+                               metric changed
   hcbench validate [-data DIR] [-set PATH=VALUE]... CONFIG...
                                check configs (read their data files, estimate their memory)
                                without running

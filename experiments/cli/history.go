@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -38,6 +40,9 @@ skipped (not a run, or an unfinished one) or an unusable database, 2 usage, 130 
 See docs/history.md.
 `
 
+// defaultHistoryDB is the history database of the history command without -db.
+var defaultHistoryDB = filepath.Join("runs", "history.db")
+
 // maxListed is how many regressions history prints; the page lists them all.
 const maxListed = 10
 
@@ -57,8 +62,10 @@ func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		fmt.Fprintf(fs.Output(), historyExits, 100*history.TimeTolerance.Rel, 1000*history.TimeTolerance.Floor)
 	}
-	dbPath := fs.String("db", "history.db", "the history database (SQLite), created when missing")
-	out := fs.String("o", history.PageFile, "the page to write")
+	// The defaults are under runs/, which git ignores: in a checkout, a database and page in its
+	// top would make every build report +dirty, and every record say modified.
+	dbPath := fs.String("db", defaultHistoryDB, "the history database (SQLite), created (and its directory) when missing")
+	out := fs.String("o", "", "the page to write (default: "+history.PageFile+" in the database's directory)")
 	last := fs.Int("last", 100, "show the latest N runs of each experiment and find the steps in them (0: all)")
 	bisect := fs.String("bisect", "", "print every step of this metric (a key of the list below): the runs between which it changed")
 	dirs, err := parse(fs, args)
@@ -78,6 +85,9 @@ func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			fmt.Fprintf(stderr, "%s (metrics: %s)\n", msg, strings.Join(history.MetricKeys(), ", "))
 			return ExitUsage
 		}
+	}
+	if *out == "" {
+		*out = filepath.Join(filepath.Dir(*dbPath), history.PageFile)
 	}
 	interrupted := func() int {
 		fmt.Fprintln(stderr, "hcbench: interrupted:", context.Cause(ctx))
@@ -137,6 +147,10 @@ func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	var page bytes.Buffer
 	if err := history.WritePage(&page, h, history.PageOptions{DB: *dbPath, Generated: time.Now()}); err != nil {
+		fmt.Fprintln(stderr, "hcbench:", err)
+		return ExitFailure
+	}
+	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
 		fmt.Fprintln(stderr, "hcbench:", err)
 		return ExitFailure
 	}

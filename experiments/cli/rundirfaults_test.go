@@ -71,3 +71,49 @@ func TestDefaultRunDirError(t *testing.T) {
 		t.Errorf("where runs/ can be made: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestHistoryPlaces: history keeps its database and page under runs/ by default (git ignores
+// it: in a checkout, files in its top made every build +dirty and every record modified), makes
+// the database's directory when missing (the -db history/history.db of docs/nightly.md failed,
+// taken for "not a history database"), and makes no database when it adds no run.
+func TestHistoryPlaces(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	cfg := writeFile(t, dir, "nightly.yaml", historyConfig)
+	runOK(t, "run", cfg, "-out", "good")
+	out := runOK(t, "history", "good")
+	for _, f := range []string{filepath.Join("runs", "history.db"), filepath.Join("runs", "history.html")} {
+		if _, err := os.Stat(f); err != nil || !strings.Contains(out, f) {
+			t.Errorf("history without -db: %s: %v\n%s", f, err, out)
+		}
+	}
+	entries, _ := os.ReadDir(".")
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "good nightly.yaml runs" {
+		t.Errorf("after history, the directory holds %v; want good, nightly.yaml and runs", names)
+	}
+
+	runOK(t, "history", "-db", filepath.Join("history", "deeper", "h.db"), "good")
+	for _, f := range []string{"h.db", "history.html"} {
+		if _, err := os.Stat(filepath.Join("history", "deeper", f)); err != nil {
+			t.Errorf("-db in a new directory: %v", err)
+		}
+	}
+
+	// No run added: no database, nor its hidden file while it was written.
+	code, _, stderr := run(t, context.Background(), "history", "-db", filepath.Join("none", "new.db"))
+	if left, _ := os.ReadDir("none"); code != ExitFailure || !strings.Contains(stderr, "holds no run yet") || len(left) > 0 {
+		t.Errorf("history without runs: exit %d, %d files left in none/\n%s", code, len(left), stderr)
+	}
+	// The hint that the file is no database is for a file that is none.
+	writeFile(t, dir, "text.db", "not a database\n")
+	if code, _, stderr := run(t, context.Background(), "history", "-db", "text.db", "good"); code != ExitFailure || !strings.Contains(stderr, "(is this an hcbench history database?)") {
+		t.Errorf("-db a text file: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := run(t, context.Background(), "history", "-db", "good", "good"); code != ExitFailure || strings.Contains(stderr, "is this an hcbench history database?") {
+		t.Errorf("-db a directory: exit %d\n%s", code, stderr)
+	}
+}

@@ -141,3 +141,40 @@ func TestReportWriteError(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryWriteError runs history in another process under a file size limit that the
+// database outgrows (RLIMIT_FSIZE, as a full disk would): it says that the database could not be
+// written and why that may be (SQLite says "disk I/O error" alone), leaves no file where it
+// was to make a new database (it left an empty one), and leaves an existing database as it was.
+func TestHistoryWriteError(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "nightly.yaml", historyConfig)
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	runOK(t, "run", cfg, "-out", a)
+	runOK(t, "run", cfg, "-out", b, "-set", "seed=2")
+	dbDir := filepath.Join(dir, "h")
+	db := filepath.Join(dbDir, "h.db")
+	limited := func(want string, args ...string) {
+		t.Helper()
+		cmd := command(t, append([]string{"history", "-db", db, "-o", filepath.Join(dir, "page.html")}, args...)...)
+		cmd.Env = append(cmd.Env, "HCBENCH_TEST_FSIZE=8192") // a database of hcbench's tables takes 45 KB
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != ExitFailure || !strings.Contains(string(out), want) {
+			t.Errorf("history under a file size limit: %v, want exit %d and %q\n%s", err, ExitFailure, want, out)
+		}
+	}
+	limited("history database "+db+" could not be written (sqlite3: disk I/O error): is the disk full? (df "+dbDir+" shows the space left); SQLite undid the change, so no database is left at "+db, a)
+	if left, _ := os.ReadDir(dbDir); len(left) > 0 {
+		t.Errorf("%d files left in %s, want none", len(left), dbDir)
+	}
+	runOK(t, "history", "-db", db, "-o", filepath.Join(dir, "page.html"), a)
+	before := mustRead(t, db)
+	limited("SQLite undid the change, so the database is as it was", b)
+	if mustRead(t, db) != before {
+		t.Error("the database changed")
+	}
+	if out := runOK(t, "history", "-db", db, "-o", filepath.Join(dir, "page.html"), b); !strings.Contains(out, "history: 2 runs of 1 experiment") {
+		t.Errorf("without the limit:\n%s", out)
+	}
+}

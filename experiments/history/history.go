@@ -21,11 +21,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"time"
 
+	"github.com/ncruces/go-sqlite3"
 	_ "github.com/ncruces/go-sqlite3/driver" // the "sqlite3" database/sql driver, SQLite compiled to Go
 
 	"github.com/hcbench/hcbench/experiments/results"
@@ -93,28 +96,104 @@ var schema = []string{
 type DB struct {
 	db   *sql.DB
 	path string
+	// A database that Open makes is written as the hidden file tmp beside its path (abs), and put
+	// there once it holds a run (keep).
+	tmp, abs string
 }
 
-// Open opens the database at path, creating it and its tables when missing.
+// Open opens the database at path, creating it and its tables when missing, and its directory.
+// A new database appears at path only once Ingest has stored a run in it: a command that adds
+// none (every run skipped, a full disk) leaves no file behind, neither empty nor broken.
 func Open(ctx context.Context, path string) (*DB, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return nil, fmt.Errorf("history database %s: %w", path, err)
+	}
+	h := &DB{path: path, abs: abs}
+	file := abs
+	if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) {
+		if file, err = h.newFile(); err != nil {
+			return nil, fmt.Errorf("history database %s: %w", path, err)
+		}
+	}
+	if h.db, err = openFile(file); err != nil {
+		h.Close()
+		return nil, fmt.Errorf("history database %s: %w", path, err)
+	}
+	if err := h.init(ctx); err != nil {
+		err = h.writeFailed(fmt.Errorf("history database %s: %w", path, err))
+		h.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+// openFile opens the SQLite database file.
+func openFile(file string) (*sql.DB, error) {
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(file)}
 	// Another history command on the same database waits up to 10 s for it; foreign keys let a
 	// run's rows go with it.
 	u.RawQuery = "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
-	db, err := sql.Open("sqlite3", u.String())
+	return sql.Open("sqlite3", u.String())
+}
+
+// newFile makes the hidden file that a new database is written as, beside its path.
+func (h *DB) newFile() (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(h.abs), "."+filepath.Base(h.abs)+"-*")
 	if err != nil {
-		return nil, fmt.Errorf("history database %s: %w", path, err)
+		return "", err
 	}
-	h := &DB{db: db, path: path}
-	if err := h.init(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("history database %s: %w", path, err)
+	h.tmp = f.Name()
+	// CreateTemp makes the file private; SQLite makes a database as os.Create makes a file.
+	return h.tmp, errors.Join(f.Chmod(0o644), f.Close())
+}
+
+// keep puts a new database at its path once it holds a run: a hard link, which fails rather
+// than replace a database that another command made meanwhile (a rename where the file system
+// has no hard links). The database is closed meanwhile and opened again by its path, so that its
+// journal is named after it, where another command looks for it after a crash.
+func (h *DB) keep() error {
+	if h.tmp == "" {
+		return nil
 	}
-	return h, nil
+	cerr := h.db.Close()
+	err := os.Link(h.tmp, h.abs)
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		err = os.Rename(h.tmp, h.abs)
+	}
+	file := h.tmp
+	if err == nil {
+		os.Remove(h.tmp) // after a link; gone after a rename
+		file, h.tmp = h.abs, ""
+	}
+	h.db, _ = openFile(file) // sql.Open fails only for a driver not registered
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		return fmt.Errorf("history database %s: another command made it while this one wrote a new one; run this one again to add its runs there", h.path)
+	case err != nil || cerr != nil:
+		return fmt.Errorf("history database %s: %w", h.path, errors.Join(cerr, err))
+	}
+	return nil
+}
+
+// writeFailed words SQLite's error for a write that the file system refused, which says only
+// "disk I/O error", in place of err; other errors it returns as they are.
+func (h *DB) writeFailed(err error) error {
+	if !errors.Is(err, sqlite3.IOERR) && !errors.Is(err, sqlite3.FULL) {
+		return err
+	}
+	cause := err // SQLite's, without what the callers wrapped it in
+	for u := errors.Unwrap(cause); u != nil; u = errors.Unwrap(cause) {
+		cause = u
+	}
+	left := "the database is as it was"
+	if h.tmp != "" {
+		left = "no database is left at " + h.path
+	}
+	return fmt.Errorf("history database %s could not be written (%w): is the disk full? (df %s shows the space left); SQLite undid the change, so %s", h.path, cause, filepath.Dir(h.abs), left)
 }
 
 func (h *DB) init(ctx context.Context) error {
@@ -144,11 +223,24 @@ func (h *DB) init(ctx context.Context) error {
 
 // notADatabase words SQLite's error for a file that is not a database.
 func notADatabase(err error) error {
+	if !errors.Is(err, sqlite3.NOTADB) {
+		return err
+	}
 	return fmt.Errorf("%w (is this an hcbench history database?)", err)
 }
 
-// Close closes the database.
-func (h *DB) Close() error { return h.db.Close() }
+// Close closes the database. A new one that holds no run is removed.
+func (h *DB) Close() error {
+	var err error
+	if h.db != nil {
+		err = h.db.Close()
+	}
+	if h.tmp != "" {
+		os.Remove(h.tmp)
+		os.Remove(h.tmp + "-journal") // left by a crash
+	}
+	return err
+}
 
 // Path is the database file as given to Open.
 func (h *DB) Path() string { return h.path }
@@ -172,7 +264,8 @@ type Ingested struct {
 // replacing the rows of the same run (see the package comment). A directory that is not a run
 // directory is an error that says what it holds; an unfinished run is an error wrapping
 // ErrUnfinished.
-func (h *DB) Ingest(ctx context.Context, dir string) (Ingested, error) {
+func (h *DB) Ingest(ctx context.Context, dir string) (_ Ingested, err error) {
+	defer func() { err = h.writeFailed(err) }()
 	m, recs, err := rundir.Open(ctx, dir)
 	if err != nil {
 		return Ingested{}, err
@@ -274,7 +367,7 @@ func (h *DB) Ingest(ctx context.Context, dir string) (Ingested, error) {
 	if err := tx.Commit(); err != nil {
 		return out, fmt.Errorf("history database %s: %w", h.path, err)
 	}
-	return out, nil
+	return out, h.keep()
 }
 
 // Counts returns the number of rows of each table, for tests and the command's summary.
