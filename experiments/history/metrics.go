@@ -36,8 +36,11 @@ func (d Direction) Worse(a, b float64) bool {
 // Metric is a quantity tracked per run, data set, algorithm and N: each record of a group gives
 // a value (or none), and the group's values are summarised into one number per run.
 type Metric struct {
-	// Key names the metric in the database and in -bisect; Name says it on the page.
+	// Key names the metric in the database and in -bisect; Name says it on the page, and
+	// Definition says there what one record's value is (results.Metric's, for the metrics
+	// defined there).
 	Key, Name, Unit string
+	Definition      string
 	Better          Direction
 	// Median: the group's value is the median of its records' values; otherwise their mean.
 	Median bool
@@ -50,7 +53,7 @@ type Metric struct {
 
 // Metric keys of the metrics that history adds to results.Metrics.
 const (
-	MetricTruthGap = "truth_gap"
+	MetricTruthGap = results.MetricTruthGap
 	MetricMAPShare = "map_share"
 	MetricLogZ     = "log_z"
 	MetricTime     = "time"
@@ -77,36 +80,28 @@ const floatTolerance = 1e-12
 var Metrics = buildMetrics()
 
 func buildMetrics() []Metric {
-	quality := map[string]Metric{}
-	for _, m := range results.Metrics {
+	// fromResults is a metric that results defines, with its threshold as the tolerance.
+	fromResults := func(m results.Metric, threshold func(results.Thresholds) float64) Metric {
 		better := LowerIsBetter
 		if m.Higher {
 			better = HigherIsBetter
 		}
-		quality[m.Key] = Metric{
-			Key: m.Key, Name: m.Name, Unit: m.Unit, Better: better, Value: m.Value,
+		return Metric{
+			Key: m.Key, Name: m.Name, Unit: m.Unit, Definition: m.Definition, Better: better, Value: m.Value,
 			Tolerance: func(th results.Thresholds) Tolerance {
-				return Tolerance{Abs: m.Threshold(th), Rel: floatTolerance}
+				return Tolerance{Abs: threshold(th), Rel: floatTolerance}
 			},
 		}
 	}
-	truthGap := Metric{
-		Key: MetricTruthGap, Name: "mean gap to the generating tree", Unit: "nats", Better: LowerIsBetter,
-		Value: func(r *results.Record, _ map[results.ItemKey]float64) (float64, bool) {
-			truth, ok1 := finite(r.TruthLogLikelihood)
-			ll, ok2 := finite(r.LogLikelihood)
-			if !ok1 || !ok2 || r.AlgorithmName == "truth" {
-				return 0, false
-			}
-			return truth - ll, true
-		},
-		// The gap is a difference of log-likelihoods: the log-likelihood's threshold.
-		Tolerance: func(th results.Thresholds) Tolerance {
-			return Tolerance{Abs: th.LogLikelihood, Rel: floatTolerance}
-		},
+	quality := map[string]Metric{}
+	for _, m := range results.Metrics {
+		quality[m.Key] = fromResults(m, m.Threshold)
 	}
+	// The gap is a difference of log-likelihoods: the log-likelihood's threshold.
+	truthGap := fromResults(results.TruthGap, func(th results.Thresholds) float64 { return th.LogLikelihood })
 	mapShare := Metric{
 		Key: MetricMAPShare, Name: "share of items reaching the exact MAP", Better: HigherIsBetter,
+		Definition: "1 when the tree's log-likelihood is at least the exact MAP's − 1e-6·max(1, |MAP|), else 0, so that the mean is the share of items; over the items where a trellis ran, the trellis's own trees left out.",
 		Value: func(r *results.Record, exact map[results.ItemKey]float64) (float64, bool) {
 			e, has := exact[results.ItemKey{Dataset: r.Dataset, Item: r.Item}]
 			ll, ok := finite(r.LogLikelihood)
@@ -123,13 +118,15 @@ func buildMetrics() []Metric {
 	}
 	logZ := Metric{
 		Key: MetricLogZ, Name: "mean log Z", Unit: "nats", Better: Neither,
-		Value: func(r *results.Record, _ map[results.ItemKey]float64) (float64, bool) { return finite(r.LogZ) },
+		Definition: "the log of the sum over all trees of their likelihood (the exact trellis's log Z, nats); any change means the model or the data changed.",
+		Value:      func(r *results.Record, _ map[results.ItemKey]float64) (float64, bool) { return finite(r.LogZ) },
 		Tolerance: func(th results.Thresholds) Tolerance {
 			return Tolerance{Abs: th.LogLikelihood, Rel: floatTolerance}
 		},
 	}
 	timeM := Metric{
 		Key: MetricTime, Name: "median task time", Unit: "s", Better: LowerIsBetter, Median: true,
+		Definition: "the task's wall time in seconds (the median of its times when it was timed repeatedly); the median over the group's tasks.",
 		// Seconds is the median of the record's Times when the task was timed repeatedly.
 		Value: func(r *results.Record, _ map[results.ItemKey]float64) (float64, bool) {
 			return r.Seconds, r.Seconds >= 0

@@ -62,7 +62,7 @@ func WritePage(w io.Writer, h *History, o PageOptions) error {
 			ids[s] = id
 			js.Series[id] = seriesJS(s, ei, len(e.Runs))
 			if pm == nil || pm.Key != s.Metric.Key {
-				pe.Metrics = append(pe.Metrics, pageMetric{Key: s.Metric.Key, Name: s.Metric.Name, Better: BetterWords(s.Metric.Better)})
+				pe.Metrics = append(pe.Metrics, pageMetric{Key: s.Metric.Key, Name: s.Metric.Name, Better: BetterWords(s.Metric.Better), Definition: s.Metric.Definition})
 				pm = &pe.Metrics[len(pe.Metrics)-1]
 				pds = nil
 			}
@@ -304,10 +304,10 @@ type pageRun struct {
 }
 
 type pageMetric struct {
-	Key, Name, Better string
-	Series, Steps     int
-	Open              bool
-	Datasets          []pageDataset
+	Key, Name, Better, Definition string
+	Series, Steps                 int
+	Open                          bool
+	Datasets                      []pageDataset
 }
 
 type pageDataset struct {

@@ -28,6 +28,10 @@ type Metric struct {
 	// Name says it in compare's regressions ("mean log-likelihood"), Short in its table
 	// ("log-likelihood"), Unit is its unit there ("nats", or "" for none).
 	Name, Short, Unit string
+	// Definition says what one record's value is, with its sign, in a sentence that every output
+	// showing the metric repeats (report notes, the history page, docs): the one definition of
+	// its name.
+	Definition string
 	// Higher: a higher value is better (a drop beyond the threshold is a regression).
 	Higher bool
 	// BenchUnit is its unit in bench-quality.txt, BenchBetter "lower" or "higher" there, and
@@ -54,41 +58,74 @@ const (
 	MetricExactGap      = "exact_gap"
 	MetricLogEvidence   = "log_evidence"
 	MetricPurity        = "purity"
+	MetricTruthGap      = "truth_gap"
 )
+
+// TruthAlgorithm is the algorithm_name of the generating tree, the reference of the truth-gap
+// metric.
+const TruthAlgorithm = "truth"
+
+// A gap is always the reference's log-likelihood minus the tree's, in nats, so that every gap
+// reads the same way: 0 at the reference, positive where the tree falls short of it, lower is
+// better. The summary report, purity_by_item.csv, bench-quality.txt, compare and the history
+// database and page all show gaps through ExactGap and TruthGap.
 
 // Metrics are the quality metrics, in the order compare and bench-quality.txt show them.
 var Metrics = []Metric{
 	{
 		Key: MetricLogLikelihood, Name: "mean log-likelihood", Short: "log-likelihood", Unit: "nats", Higher: true,
-		BenchUnit: UnitNegLogLikelihood, BenchBetter: "lower", BenchSign: -1,
+		Definition: "the log-likelihood of the tree under the data set's split model (natural log, nats); over the items where it is finite.",
+		BenchUnit:  UnitNegLogLikelihood, BenchBetter: "lower", BenchSign: -1,
 		Value: func(r *Record, _ map[ItemKey]float64) (float64, bool) { return finiteLog(r.LogLikelihood) },
 	},
-	{
-		Key: MetricExactGap, Name: "mean gap to the exact MAP", Short: "gap to exact MAP", Unit: "nats",
-		BenchUnit: UnitExactGap, BenchBetter: "lower", BenchSign: 1,
-		Value: func(r *Record, exact map[ItemKey]float64) (float64, bool) {
-			e, has := exact[ItemKey{r.Dataset, r.Item}]
-			ll, ok := finiteLog(r.LogLikelihood)
-			if !has || !ok || r.AlgorithmName == ExactAlgorithm {
-				return 0, false
-			}
-			return e - ll, true
-		},
-	},
+	ExactGap,
 	{
 		Key: MetricLogEvidence, Name: "mean log evidence", Short: "log evidence", Unit: "nats", Higher: true,
-		BenchUnit: UnitNegLogEvidence, BenchBetter: "lower", BenchSign: -1,
+		Definition: "log p(D|T) of a Bayesian algorithm's tree under its cluster model (nats); over the items where it is finite.",
+		BenchUnit:  UnitNegLogEvidence, BenchBetter: "lower", BenchSign: -1,
 		Value: func(r *Record, _ map[ItemKey]float64) (float64, bool) { return finiteLog(r.LogEvidence) },
 	},
 	{
 		Key: MetricPurity, Name: "mean dendrogram purity", Short: "purity", Higher: true,
-		BenchUnit: UnitPurity, BenchBetter: "higher", BenchSign: 1,
+		Definition: "the leaf-weighted dendrogram purity of the tree (the BHC paper's), between 0 and 1; over the labelled items.",
+		BenchUnit:  UnitPurity, BenchBetter: "higher", BenchSign: 1,
 		Value: func(r *Record, _ map[ItemKey]float64) (float64, bool) {
 			if r.DendrogramPurity == nil || math.IsNaN(*r.DendrogramPurity) || math.IsInf(*r.DendrogramPurity, 0) {
 				return 0, false
 			}
 			return *r.DendrogramPurity, true
 		},
+	},
+}
+
+// ExactGap is the gap to the exact MAP, one of Metrics.
+var ExactGap = Metric{
+	Key: MetricExactGap, Name: "mean gap to the exact MAP", Short: "gap to exact MAP", Unit: "nats",
+	Definition: "the exact MAP log-likelihood (an exact trellis's, on the same item) minus the tree's, in nats: 0 when the tree reaches the MAP, positive when it falls short, lower is better; over the items where a trellis ran and both are finite, the trellis's own trees left out.",
+	BenchUnit:  UnitExactGap, BenchBetter: "lower", BenchSign: 1,
+	Value: func(r *Record, exact map[ItemKey]float64) (float64, bool) {
+		e, has := exact[ItemKey{r.Dataset, r.Item}]
+		ll, ok := finiteLog(r.LogLikelihood)
+		if !has || !ok || r.AlgorithmName == ExactAlgorithm {
+			return 0, false
+		}
+		return e - ll, true
+	},
+}
+
+// TruthGap is the gap to the generating (truth) tree. It is not one of Metrics: compare needs no
+// threshold of its own for it, since the truth tree's log-likelihood depends on the data alone,
+// so that the log-likelihood's threshold bounds it; the summary report and history show it.
+var TruthGap = Metric{
+	Key: MetricTruthGap, Name: "mean gap to the truth tree", Short: "gap to truth", Unit: "nats",
+	Definition: "the truth (generating) tree's log-likelihood minus the tree's, in nats: positive when the tree is less likely than the truth, negative when more likely, lower is better; over the items with a truth tree where both are finite, the truth's own trees left out.",
+	Value: func(r *Record, _ map[ItemKey]float64) (float64, bool) {
+		truth, ok1 := finiteLog(r.TruthLogLikelihood)
+		ll, ok2 := finiteLog(r.LogLikelihood)
+		if !ok1 || !ok2 || r.AlgorithmName == TruthAlgorithm {
+			return 0, false
+		}
+		return truth - ll, true
 	},
 }
 
