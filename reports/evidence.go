@@ -153,7 +153,8 @@ func evidence(in Input, dir string) ([]string, error) {
 		fmt.Sprintf("Equal counts items where |x − y| ≤ %g; bhc_exact − bhc (prior fixed, same π) is never negative, and equal means greedy search found the best tree.", evidenceTie),
 	}
 	return writeReport(dir, "evidence", "Log evidence: "+in.Experiment, sections, notes,
-		csvFile{"evidence.csv", csvT}, csvFile{"evidence_differences.csv", gapCSV})
+		csvFile{"evidence.csv", csvT, "no record has a log evidence (no Bayesian algorithm ran)"},
+		csvFile{"evidence_differences.csv", gapCSV, "no data set has two algorithms with a finite log evidence on the same items"})
 }
 
 // present reports whether algorithm a has a record for any of the items.

@@ -210,8 +210,8 @@ func likelihoodGap(in Input, dir string) ([]string, error) {
 			m, s := meanStd(g.diffs)
 			csvT.Rows = append(csvT.Rows, []string{ds, g.row, g.col, strconv.Itoa(len(g.diffs)), num(m), num(s)})
 		}
-		if t, ok := gapByN(pairs, items); ok {
-			sections = append(sections, section{title: ds + ": by number of leaves N", table: t})
+		if byNSections := gapByN(ds, algs, pairs, items); len(byNSections) > 0 {
+			sections = append(sections, byNSections...)
 			for _, g := range pairs {
 				for _, n := range distinctNs(g.ns) {
 					d := diffsAt(g, n)
@@ -232,12 +232,13 @@ func likelihoodGap(in Input, dir string) ([]string, error) {
 		}
 	}
 	notes := []string{
-		"Each cell is the mean ± sample std, over the items where both trees have a finite log-likelihood, of the row's log-likelihood minus the column's (natural logs); algorithms are ordered by mean log-likelihood, best first. In the tables by N, items counts the items of that N.",
+		"Each cell is the mean ± sample std, over the items where both trees have a finite log-likelihood, of the row's log-likelihood minus the column's (natural logs, nats); algorithms are ordered by mean log-likelihood, best first. In the tables by N, items counts the items of that N. A difference is not a gap: the row of an exact trellis holds each column's gap to the exact MAP (exact_gap), and a column of truth holds minus the row's gap to the truth tree (truth_gap; see the summary).",
 		"ML4PS 2020 Table 1 (Ginkgo510, 5000 jets of 5 to 10 leaves): Trellis − Beam Search 0.4 ± 0.5, Trellis − Greedy 1.5 ± 1.1, Beam Search − Greedy 1.1 ± 1.1.",
 		fmt.Sprintf("A tree reaches the exact MAP when its log-likelihood is at least the trellis's minus %g·max(1, |MAP|).", mapTolerance),
 	}
 	tables, err := writeReport(dir, "likelihood_gap", "Likelihood gaps: "+in.Experiment, sections, notes,
-		csvFile{"likelihood_gap.csv", csvT}, csvFile{"likelihood_gap_by_n.csv", byN})
+		csvFile{"likelihood_gap.csv", csvT, "no data set has two algorithms with a finite log-likelihood on the same items"},
+		csvFile{"likelihood_gap_by_n.csv", byN, "no data set has two algorithms with a finite log-likelihood on the same items of more than one N (where all items have one N, likelihood_gap.csv holds the numbers)"})
 	return append(tables, files...), err
 }
 
@@ -257,9 +258,12 @@ func diffsAt(g gapPair, n int) []float64 {
 	return d
 }
 
-// gapByN is a table of every pair's mean ± std difference by N, with the number of items of each
-// N; false when all items have one N.
-func gapByN(pairs []gapPair, items map[string]map[string]results.Record) (table.Table, bool) {
+// gapByN returns, when the items have more than one N, a table per algorithm but the last of
+// algs: its difference to each algorithm below it, mean ± std by N, with the number of items of
+// each N; nil when all items have one N. A table per row algorithm, as a row of ML4PS 2020
+// Table 1 by N, keeps each as narrow as the algorithms, where one table of every pair grows a
+// column per pair (10 for 5 algorithms) and overflows the page.
+func gapByN(ds string, algs []string, pairs []gapPair, items map[string]map[string]results.Record) []section {
 	perN := map[int]int{}
 	var all []int
 	for _, recs := range items {
@@ -271,25 +275,33 @@ func gapByN(pairs []gapPair, items map[string]map[string]results.Record) (table.
 	}
 	ns := distinctNs(all)
 	if len(ns) < 2 {
-		return table.Table{}, false
+		return nil
 	}
-	t := table.Table{Header: []string{"N", "items"}}
-	for _, g := range pairs {
-		t.Header = append(t.Header, g.row+" − "+g.col)
-	}
-	t.Numeric = make([]bool, len(t.Header))
-	for i := range t.Numeric {
-		t.Numeric[i] = true
-	}
-	for _, n := range ns {
-		row := []string{strconv.Itoa(n), strconv.Itoa(perN[n])}
+	var out []section
+	for _, a := range algs[:len(algs)-1] {
+		t := table.Table{Header: []string{"N", "items"}}
+		var mine []gapPair
 		for _, g := range pairs {
-			m, s := meanStd(diffsAt(g, n))
-			row = append(row, pm(m, s))
+			if g.row == a {
+				mine = append(mine, g)
+				t.Header = append(t.Header, "− "+g.col)
+			}
 		}
-		t.Rows = append(t.Rows, row)
+		t.Numeric = make([]bool, len(t.Header))
+		for i := range t.Numeric {
+			t.Numeric[i] = true
+		}
+		for _, n := range ns {
+			row := []string{strconv.Itoa(n), strconv.Itoa(perN[n])}
+			for _, g := range mine {
+				m, s := meanStd(diffsAt(g, n))
+				row = append(row, pm(m, s))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+		out = append(out, section{title: fmt.Sprintf("%s: %s − column, by number of leaves N", ds, a), table: t})
 	}
-	return t, true
+	return out
 }
 
 // reachesMAP counts, per algorithm, the items where its tree reaches (see reachesExactMAP) the
@@ -331,7 +343,7 @@ func gapHistogram(dir, ds string, g gapPair) ([]string, error) {
 	}
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s: %s − %s", ds, g.row, g.col)
-	p.X.Label.Text = "log-likelihood difference"
+	p.X.Label.Text = "log-likelihood difference (nats)"
 	p.Y.Label.Text = "items"
 	addHistogram(p, g.diffs)
 	return savePlot(p, 5*vg.Inch, 3.5*vg.Inch, filepath.Join(dir, fmt.Sprintf("gap-%s-%s-%s", FileName(ds), g.row, g.col)))

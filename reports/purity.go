@@ -36,7 +36,7 @@ func purity(in Input, dir string) ([]string, error) {
 	csvT := table.Table{Header: []string{"dataset", "algorithm", "items", "labelled_leaves", "leaves",
 		"dp_leaf_mean", "dp_leaf_std", "dp_pair_mean", "dp_pair_std", "flat_mean", "flat_std", "adjusted_mean", "adjusted_std"}}
 	itemCSV := table.Table{Header: []string{"dataset", "item", "algorithm", "n", "labelled_leaves",
-		"dp_leaf", "dp_pair", "flat", "adjusted", "map_minus_loglik", "map_trees", "map_dp_pair_min", "map_dp_pair_max"}}
+		"dp_leaf", "dp_pair", "flat", "adjusted", results.ExactGap.Key, "map_trees", "map_dp_pair_min", "map_dp_pair_max"}}
 	anyTies := false
 	for _, ds := range in.Datasets {
 		items := joined[ds]
@@ -79,15 +79,15 @@ func purity(in Input, dir string) ([]string, error) {
 			sections = append(sections, section{title: ds + ": the trees that reach the MAP", table: t})
 		}
 		if len(items) <= perItemLimit {
-			t, rows := purityPerItem(in, ds, items)
-			sections = append(sections, section{title: ds + ": per item", table: t})
+			ss, rows := purityPerItem(in, ds, items)
+			sections = append(sections, ss...)
 			itemCSV.Rows = append(itemCSV.Rows, rows...)
 		}
 	}
 	notes := []string{
 		"Dendrogram purity is the BHC paper's (a leaf drawn uniformly among leaves whose class has another member, then a second leaf of its class; the share of its class in the smallest subtree holding both); pair-weighted draws the pair uniformly among same-class pairs (Kobren et al. 2017). Flat purity is Σ over clusters of the largest class count over the items; adjusted purity keeps only the k largest of those counts, k the number of classes (Voisin & Klus).",
 		"Leaves of unknown class are left out of every purity; 'labelled leaves' counts those kept.",
-		"In the per-item table, MAP − x is the exact trellis MAP log-likelihood minus algorithm x's (0: x found the MAP), and DP x is x's dendrogram purity.",
+		"The " + results.ExactGap.Short + " (" + results.ExactGap.Key + " in purity_by_item.csv, compare and hcbench history) is " + results.ExactGap.Definition,
 	}
 	if anyTies {
 		notes = append(notes,
@@ -96,7 +96,8 @@ func purity(in Input, dir string) ([]string, error) {
 		)
 	}
 	return writeReport(dir, "purity", "Purity: "+in.Experiment, sections, notes,
-		csvFile{"purity.csv", csvT}, csvFile{"purity_by_item.csv", itemCSV})
+		csvFile{"purity.csv", csvT, "no data set has labelled leaves"},
+		csvFile{"purity_by_item.csv", itemCSV, fmt.Sprintf("no labelled data set has at most %d items", perItemLimit)})
 }
 
 func hasLabels(items map[string]map[string]results.Record) bool {
@@ -117,10 +118,19 @@ func appendSome(xs []float64, p *float64) []float64 {
 	return append(xs, *p)
 }
 
-// purityPerItem is one row per item: N, labelled leaves, each algorithm's gap to the exact MAP
-// (where a trellis ran), each algorithm's dendrogram purity and the MAP ties (where recorded); and
-// the matching CSV rows, one per item and algorithm.
-func purityPerItem(in Input, ds string, items map[string]map[string]results.Record) (table.Table, [][]string) {
+// purityPerItem returns, for the items of a data set, a table of each algorithm's gap to the
+// exact MAP (results.ExactGap; where a trellis ran, for the trees with a log-likelihood), one of
+// each algorithm's dendrogram purity and the MAP ties (where recorded), a row per item and a
+// column per algorithm each, so that neither grows wider than the algorithms; and the matching
+// CSV rows, one per item and algorithm.
+func purityPerItem(in Input, ds string, items map[string]map[string]results.Record) ([]section, [][]string) {
+	var all []results.Record
+	for _, id := range sortedItemIDs(items) {
+		for _, r := range items[id] {
+			all = append(all, r)
+		}
+	}
+	exactMAP := results.ExactMAP(all)
 	var exact string
 	for _, a := range in.Algorithms {
 		for _, recs := range items {
@@ -138,26 +148,26 @@ func purityPerItem(in Input, ds string, items map[string]map[string]results.Reco
 			}
 		}
 	}
-	// The gap columns: algorithms other than the exact one whose trees have a log-likelihood
-	// (rose trees have none).
+	// gap is a's gap to the exact MAP on an item, NaN where it has none.
+	gap := func(recs map[string]results.Record, a string) float64 {
+		r, ok := recs[a]
+		if !ok {
+			return math.NaN()
+		}
+		if g, ok := results.ExactGap.Value(&r, exactMAP); ok {
+			return g
+		}
+		return math.NaN()
+	}
+	// The gap columns: the algorithms with a gap on some item.
 	var gapAlgs []string
 	for _, a := range algs {
-		if exact == "" || a == exact {
-			continue
-		}
 		for _, recs := range items {
-			if r, ok := recs[a]; ok && r.LogLikelihood != nil {
+			if !math.IsNaN(gap(recs, a)) {
 				gapAlgs = append(gapAlgs, a)
 				break
 			}
 		}
-	}
-	t := table.Table{Header: []string{"item", "N", "labelled"}}
-	for _, a := range gapAlgs {
-		t.Header = append(t.Header, "MAP − "+a)
-	}
-	for _, a := range algs {
-		t.Header = append(t.Header, "DP "+a)
 	}
 	hasTies := false
 	for _, recs := range items {
@@ -165,13 +175,19 @@ func purityPerItem(in Input, ds string, items map[string]map[string]results.Reco
 			hasTies = true
 		}
 	}
+	numeric := func(t *table.Table) {
+		t.Numeric = make([]bool, len(t.Header))
+		for i := range t.Numeric {
+			t.Numeric[i] = true
+		}
+	}
+	gaps := table.Table{Header: append([]string{"item", "N"}, gapAlgs...)}
+	dp := table.Table{Header: append([]string{"item", "N", "labelled"}, algs...)}
 	if hasTies {
-		t.Header = append(t.Header, "MAP trees", "DP pair, MAP trees")
+		dp.Header = append(dp.Header, "MAP trees", "DP pair, MAP trees")
 	}
-	t.Numeric = make([]bool, len(t.Header))
-	for i := range t.Numeric {
-		t.Numeric[i] = true
-	}
+	numeric(&gaps)
+	numeric(&dp)
 	var rows [][]string
 	for _, id := range sortedItemIDs(items) {
 		recs := items[id]
@@ -180,23 +196,16 @@ func purityPerItem(in Input, ds string, items map[string]map[string]results.Reco
 			any = r
 			break
 		}
-		// gap is the exact MAP log-likelihood minus a's, NaN where either is missing.
-		gap := func(a string) float64 {
-			r, ok := recs[a]
-			e, eok := recs[exact]
-			if !ok || !eok || r.LogLikelihood == nil || e.LogLikelihood == nil {
-				return math.NaN()
-			}
-			return e.LogLikelihood.Value() - r.LogLikelihood.Value()
-		}
-		row := []string{id, strconv.Itoa(any.N), strconv.Itoa(any.LabelledLeaves)}
+		gapRow := []string{id, strconv.Itoa(any.N)}
 		for _, a := range gapAlgs {
 			cell := ""
-			if g := gap(a); !math.IsNaN(g) {
+			if g := gap(recs, a); !math.IsNaN(g) {
 				cell = fixed3(g)
 			}
-			row = append(row, cell)
+			gapRow = append(gapRow, cell)
 		}
+		gaps.Rows = append(gaps.Rows, gapRow)
+		row := []string{id, strconv.Itoa(any.N), strconv.Itoa(any.LabelledLeaves)}
 		for _, a := range algs {
 			cell := ""
 			if r, ok := recs[a]; ok && r.DendrogramPurity != nil {
@@ -209,7 +218,7 @@ func purityPerItem(in Input, ds string, items map[string]map[string]results.Reco
 				}
 				rows = append(rows, append([]string{ds, id, a, strconv.Itoa(r.N), strconv.Itoa(r.LabelledLeaves),
 					num(*r.DendrogramPurity), num(deref(r.DendrogramPurityPair)), num(deref(r.FlatPurity)), num(deref(r.AdjustedPurity)),
-					num(gap(a))}, mt...))
+					num(gap(recs, a))}, mt...))
 			}
 			row = append(row, cell)
 		}
@@ -223,9 +232,13 @@ func purityPerItem(in Input, ds string, items map[string]map[string]results.Reco
 			}
 			row = append(row, trees, rng)
 		}
-		t.Rows = append(t.Rows, row)
+		dp.Rows = append(dp.Rows, row)
 	}
-	return t, rows
+	var out []section
+	if len(gapAlgs) > 0 {
+		out = append(out, section{title: ds + ": " + results.ExactGap.Short + " per item (nats)", table: gaps})
+	}
+	return append(out, section{title: ds + ": dendrogram purity per item", table: dp}), rows
 }
 
 // tieRecord is what the trellis records on labelled data about the trees that reach the MAP:

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -189,7 +190,8 @@ func (in Input) group(dataset, algorithm string) []results.Record {
 	return out
 }
 
-// writeMarkdown writes name.md: a title, one titled table per section, and notes.
+// writeMarkdown writes name.md: a title, one titled table per section, and notes. A column that
+// no row of its table fills is left out: on the page it would be a heading over nothing.
 func writeMarkdown(dir, name, title string, sections []section, notes []string) ([]string, error) {
 	md := filepath.Join(dir, name+".md")
 	f, err := results.CreateAtomic(md)
@@ -199,7 +201,7 @@ func writeMarkdown(dir, name, title string, sections []section, notes []string) 
 	fmt.Fprintf(f, "# %s\n", title)
 	for _, s := range sections {
 		fmt.Fprintf(f, "\n## %s\n\n", s.title)
-		if err := table.WriteMarkdown(f, s.table); err != nil {
+		if err := table.WriteMarkdown(f, s.table.WithoutEmptyColumns()); err != nil {
 			f.Close()
 			return nil, err
 		}
@@ -216,20 +218,37 @@ func writeMarkdown(dir, name, title string, sections []section, notes []string) 
 	return []string{md}, nil
 }
 
-// csvFile is a table to write as CSV under a file name.
+// csvFile is a table to write as CSV under a file name; empty says when it has no rows ("no data
+// set has labels"), for the note that then says it was not written.
 type csvFile struct {
-	name string
-	t    table.Table
+	name  string
+	t     table.Table
+	empty string
 }
 
-// writeReport writes name.md (see writeMarkdown) and the CSV files, and returns their paths.
+// writeReport writes name.md (see writeMarkdown) and the CSV files, and returns their paths. A
+// CSV without rows is not written, so that no report leaves a file of a header alone for a
+// program to read as data: the notes say which and why, and a copy left by an earlier build of
+// the reports in dir is removed.
 func writeReport(dir, name, title string, sections []section, notes []string, csvs ...csvFile) ([]string, error) {
+	notes = slices.Clone(notes)
+	for _, c := range csvs {
+		if len(c.t.Rows) == 0 {
+			notes = append(notes, fmt.Sprintf("%s is not written: %s.", c.name, c.empty))
+		}
+	}
 	files, err := writeMarkdown(dir, name, title, sections, notes)
 	if err != nil {
 		return files, err
 	}
 	for _, c := range csvs {
 		path := filepath.Join(dir, c.name)
+		if len(c.t.Rows) == 0 {
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return files, err
+			}
+			continue
+		}
 		if err := writeCSV(path, c.t); err != nil {
 			return files, err
 		}

@@ -16,7 +16,7 @@ import (
 )
 
 func rec(ds, alg string, ll, truth float64, errMsg string, secs float64) results.Record {
-	r := results.Record{Schema: results.RecordSchema, Dataset: ds, Algorithm: alg, Seconds: secs, Error: errMsg}
+	r := results.Record{Schema: results.RecordSchema, Dataset: ds, Algorithm: alg, AlgorithmName: alg, Seconds: secs, Error: errMsg}
 	if errMsg == "" {
 		r.LogLikelihood = results.Log(ll)
 	}

@@ -116,7 +116,7 @@ func runtime(in Input, dir string) ([]string, error) {
 		sections = append(sections, section{title: ds + ": median seconds per task", table: md})
 	}
 	notes := []string{"Median wall time per task (one algorithm on one item) by data set and the number of leaves N; the plot, runtime.png / .svg, has a panel per data set."}
-	files, err := writeReport(dir, "runtime", "Runtime: "+in.Experiment, sections, notes, csvFile{"runtime.csv", csvT})
+	files, err := writeReport(dir, "runtime", "Runtime: "+in.Experiment, sections, notes, csvFile{"runtime.csv", csvT, "no successful task has a recorded time above 0"})
 	if err != nil || len(plotted) == 0 {
 		return files, err
 	}

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -12,7 +13,7 @@ import (
 func init() {
 	Register(Report{
 		Name:  "summary",
-		Help:  "per data set and algorithm: items, failures, mean ± std log-likelihood, log Z and log evidence where computed (means over finite values; −inf ones counted), and mean gap to truth (Markdown and CSV)",
+		Help:  "per data set and algorithm: items, failures, mean ± std log-likelihood, log Z and log evidence where computed (means over finite values; −inf ones counted), and mean gap to the truth tree (truth − tree, nats) (Markdown and CSV)",
 		Build: summary,
 	})
 }
@@ -21,21 +22,19 @@ func init() {
 // failures and −Inf trees, the mean ± std log-likelihood over finite values, log Z where an
 // algorithm computes it (the trellis), the log evidence where an algorithm has one (the Bayesian
 // family), both over finite values with the −Inf ones counted, the mean ± std gap to the truth
-// tree's log-likelihood (positive: better than truth), and the mean task time. The Markdown leaves
-// out the columns, and the notes, that no algorithm of a data set fills.
+// tree (results.TruthGap: the truth's log-likelihood minus the tree's, as history shows it), and
+// the mean task time. The Markdown leaves out the columns, and the notes, that no algorithm of a
+// data set fills.
 func summary(in Input, dir string) ([]string, error) {
+	gapKey := results.TruthGap.Key
 	csvT := table.Table{Header: []string{"dataset", "algorithm", "items", "failed", "neg_inf",
 		"loglik_mean", "loglik_std", "logz_mean", "logz_std", "logz_neg_inf", "log_evidence_mean", "log_evidence_std", "log_evidence_neg_inf",
-		"gap_to_truth_mean", "gap_to_truth_std", "gap_to_truth_items", "seconds_mean"}}
-	const logZCol, evidenceCol, gapCol = 5, 6, 7
-	shown := map[int]bool{}
+		gapKey + "_mean", gapKey + "_std", gapKey + "_items", "seconds_mean"}}
+	header := []string{"algorithm", "items", "failed", "−inf", "log-likelihood", "log Z", "log evidence", results.TruthGap.Short, "seconds"}
+	shown := map[string]bool{}
 	var sections []section
 	for _, ds := range in.Datasets {
-		md := table.Table{
-			Header:  []string{"algorithm", "items", "failed", "−inf", "log-likelihood", "log Z", "log evidence", "gap to truth", "seconds"},
-			Numeric: []bool{false, true, true, true, true, true, true, true, true},
-		}
-		filled := map[int]bool{}
+		md := table.Table{Header: header, Numeric: []bool{false, true, true, true, true, true, true, true, true}}
 		for _, alg := range in.Algorithms {
 			rs := in.group(ds, alg)
 			if len(rs) == 0 {
@@ -53,19 +52,16 @@ func summary(in Input, dir string) ([]string, error) {
 				items++
 				lz.add(r.LogZ)
 				ev.add(r.LogEvidence)
+				if g, ok := results.TruthGap.Value(&r, nil); ok {
+					gap = append(gap, g)
+				}
 				if r.LogLikelihood == nil {
 					continue // not scored: no split model, or a rose tree
 				}
-				v := r.LogLikelihood.Value()
-				if math.IsInf(v, -1) {
+				if v := r.LogLikelihood.Value(); math.IsInf(v, -1) {
 					negInf++
-					continue
-				}
-				ll = append(ll, v)
-				if r.TruthLogLikelihood != nil {
-					if t := r.TruthLogLikelihood.Value(); !math.IsInf(t, -1) {
-						gap = append(gap, v-t)
-					}
+				} else {
+					ll = append(ll, v)
 				}
 			}
 			llMean, llStd := meanStd(ll)
@@ -73,9 +69,6 @@ func summary(in Input, dir string) ([]string, error) {
 			evMean, evStd := meanStd(ev.finite)
 			gMean, gStd := meanStd(gap)
 			sMean, _ := meanStd(secs)
-			filled[logZCol] = filled[logZCol] || lz.any()
-			filled[evidenceCol] = filled[evidenceCol] || ev.any()
-			filled[gapCol] = filled[gapCol] || len(gap) > 0
 			gapText := pm(gMean, gStd)
 			if len(gap) > 0 && len(gap) < len(ll) {
 				gapText += " (" + strconv.Itoa(len(gap)) + " items)"
@@ -89,28 +82,28 @@ func summary(in Input, dir string) ([]string, error) {
 		if len(md.Rows) == 0 {
 			continue
 		}
-		// Right to left, so that the column numbers still hold.
-		for _, col := range []int{gapCol, evidenceCol, logZCol} {
-			if filled[col] {
-				shown[col] = true
-			} else {
-				md = md.WithoutColumn(col)
-			}
+		md = md.WithoutEmptyColumns()
+		for _, h := range md.Header {
+			shown[h] = true
 		}
 		sections = append(sections, section{title: ds, table: md})
 	}
-	notes := []string{"Log-likelihoods are natural logs under each data set's split model; mean ± sample std over items with a finite value. Trees a split model cannot score (rose trees, data sets with split_model: none) have none."}
-	if shown[logZCol] {
+	var notes []string
+	if shown["log-likelihood"] {
+		notes = append(notes, "Log-likelihoods are natural logs under each data set's split model; mean ± sample std over items with a finite value. Trees a split model cannot score (rose trees, data sets with split_model: none) have none.")
+	}
+	if shown["log Z"] {
 		notes = append(notes, "log Z is the log of the sum of φ over all trees (exact trellis), the MAP is its best tree; log Z ≥ MAP log-likelihood. Mean ± std over the items with a finite log Z; (k −inf) counts items where no tree has a finite likelihood.")
 	}
-	if shown[evidenceCol] {
+	if shown["log evidence"] {
 		notes = append(notes, "Log evidence is log p(D|T) of a Bayesian algorithm's tree under its cluster model (see the evidence report); mean ± std over the items with a finite value, (k −inf) counts the others.")
 	}
-	notes = append(notes, "−inf counts trees the model forbids; failed counts tasks that ended in an error (see the error field of results.jsonl).")
-	if shown[gapCol] {
-		notes = append(notes, "Gap to truth is the tree's log-likelihood minus the generating tree's, so positive means more likely than the truth; it is over the items where both are finite.")
+	notes = append(notes, "−inf counts trees the model forbids; failed counts tasks that ended in an error (see the error field of results.jsonl). Seconds is the mean task time.")
+	if shown[results.TruthGap.Short] {
+		notes = append(notes, fmt.Sprintf("The %s (%s in summary.csv and in hcbench history) is %s Mean ± sample std; (k items) where fewer items have it than a log-likelihood.",
+			results.TruthGap.Short, gapKey, results.TruthGap.Definition))
 	}
-	return writeReport(dir, "summary", "Summary: "+in.Experiment, sections, notes, csvFile{"summary.csv", csvT})
+	return writeReport(dir, "summary", "Summary: "+in.Experiment, sections, notes, csvFile{"summary.csv", csvT, "the run has no records"})
 }
 
 // finiteLogs collects the values of an optional log quantity (log Z, log evidence): the finite

@@ -82,7 +82,7 @@ func zVsMAP(in Input, dir string) ([]string, error) {
 		"Records of the exact trellis in mode full with a finite MAP and log Z, per data set; the scatter is z_vs_map.png / .svg, the distribution of log Z − MAP z_minus_map.png / .svg, each with a panel per data set. ML4PS 2020 Fig. 3 shows the same for Ginkgo510.",
 		fmt.Sprintf("The points are coloured by N from dark blue (smallest) through red to yellow (largest); with more than %d values of N the legend lists every few.", legendMax),
 	}
-	files, err := writeReport(dir, "z_vs_map", "log Z against the MAP: "+in.Experiment, sections, notes, csvFile{"z_vs_map.csv", csvT})
+	files, err := writeReport(dir, "z_vs_map", "log Z against the MAP: "+in.Experiment, sections, notes, csvFile{"z_vs_map.csv", csvT, "no exact trellis record has a finite log Z and MAP"})
 	if err != nil {
 		return files, err
 	}

@@ -82,3 +82,22 @@ func (t Table) WithoutColumn(i int) Table {
 	}
 	return out
 }
+
+// WithoutEmptyColumns returns a copy of t without the columns that no row fills (every cell
+// empty); a table without rows keeps every column.
+func (t Table) WithoutEmptyColumns() Table {
+	if len(t.Rows) == 0 {
+		return t
+	}
+	out := t
+	for i := len(t.Header) - 1; i >= 0; i-- {
+		empty := true
+		for _, r := range t.Rows {
+			empty = empty && (i >= len(r) || r[i] == "")
+		}
+		if empty {
+			out = out.WithoutColumn(i)
+		}
+	}
+	return out
+}
