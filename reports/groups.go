@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -144,4 +145,104 @@ func FileName(ds string) string {
 		}
 	}
 	return strings.Trim(b.String(), "_")
+}
+
+// sizeKeys are the data_params keys that set only how large a data set's items are and how many
+// there are, or which random draws make them: the number of items (jets, items, subsamples, a
+// jets file's limit), their leaves (min_leaves, max_leaves, points, per_label, unknown), the
+// Ginkgo t_cut (the shower's resolution, which is how a config asks for jets of more leaves:
+// configs/trellis-scaling.yaml and ginkgo-large.yaml pick one per range of N), the rejection
+// sampler's max_tries, and sample_key (the name of a subsample's random streams, which defaults to
+// the data set's name, as a generator's streams are keyed by it). Data sets whose records differ
+// in these alone are one generator and model at several sizes, and the runtime report pools
+// them (sizeGroups); any other key that differs keeps them apart.
+var sizeKeys = []string{"jets", "items", "subsamples", "limit", "min_leaves", "max_leaves", "points", "per_label", "unknown", "t_cut", "max_tries", "sample_key"}
+
+// sizeGroup is the data sets that differ only in size (sizeKeys), in config order, and the size
+// keys whose values differ among them.
+type sizeGroup struct {
+	datasets []string
+	differ   []string
+}
+
+// name is the group's name in titles: its data set's name, or for several "first, …, last (k data
+// sets)", the first two and the last when there are more than three.
+func (g sizeGroup) name() string {
+	ds := g.datasets
+	switch {
+	case len(ds) == 1:
+		return ds[0]
+	case len(ds) <= 3:
+		return strings.Join(ds, ", ") + fmt.Sprintf(" (%d data sets)", len(ds))
+	}
+	return fmt.Sprintf("%s, %s, …, %s (%d data sets)", ds[0], ds[1], ds[len(ds)-1], len(ds))
+}
+
+// sizeGroups partitions datasets (of in, in config order) into groups of data sets whose records
+// agree on the values of every data_params key but sizeKeys, a key being the set of values its
+// records hold (a jets file's per-jet λ takes several); a group is in the order of its first data
+// set. A data set split by model (splitModels) differs from the others of its name in a model key,
+// so it is never pooled with them.
+func sizeGroups(in Input, datasets []string) []sizeGroup {
+	values := map[string]map[string][]string{} // data set → key → its distinct values, as JSON
+	for _, r := range in.Records {
+		if !slices.Contains(datasets, r.Dataset) {
+			continue
+		}
+		kv := values[r.Dataset]
+		if kv == nil {
+			kv = map[string][]string{}
+			values[r.Dataset] = kv
+		}
+		for k, v := range r.DataParams {
+			b, err := json.Marshal(v)
+			if err != nil {
+				b = []byte(fmt.Sprint(v))
+			}
+			if !slices.Contains(kv[k], string(b)) {
+				kv[k] = append(kv[k], string(b))
+			}
+		}
+	}
+	// signature is what must agree: every key but the size keys, with its sorted values.
+	signature := func(ds string) string {
+		var parts []string
+		for k, vs := range values[ds] {
+			if !slices.Contains(sizeKeys, k) {
+				vs = slices.Clone(vs)
+				slices.Sort(vs)
+				parts = append(parts, k+"="+strings.Join(vs, "|"))
+			}
+		}
+		slices.Sort(parts)
+		return strings.Join(parts, ",")
+	}
+	var out []sizeGroup
+	index := map[string]int{}
+	for _, ds := range datasets {
+		sig := signature(ds)
+		i, ok := index[sig]
+		if !ok || len(values[ds]) == 0 { // a data set without data_params is pooled with none
+			i = len(out)
+			index[sig] = i
+			out = append(out, sizeGroup{})
+		}
+		out[i].datasets = append(out[i].datasets, ds)
+	}
+	for i, g := range out {
+		for _, k := range sizeKeys {
+			var seen []string
+			for _, ds := range g.datasets {
+				for _, v := range values[ds][k] {
+					if !slices.Contains(seen, v) {
+						seen = append(seen, v)
+					}
+				}
+			}
+			if len(seen) > 1 {
+				out[i].differ = append(out[i].differ, k)
+			}
+		}
+	}
+	return out
 }

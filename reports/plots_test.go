@@ -159,12 +159,9 @@ func svgColour(c color.Color) string {
 	return fmt.Sprintf("#%02X%02X%02X", int(float64(r)*k), int(float64(g)*k), int(float64(b)*k))
 }
 
-// The glyph radii of the plots, in points: the z_vs_map scatter's, and gonum's default (the
-// runtime plot's).
-const (
-	scatterRadius = 2
-	defaultRadius = 2.5
-)
+// defaultRadius is gonum's glyph radius, in points (the runtime plot's); scatterRadius is the
+// z_vs_map scatter's.
+const defaultRadius = 2.5
 
 // countGlyphs counts the glyphs of colour c and radius r (points): closed shapes no wider or
 // higher than 2.5r (gonum's glyphs fit in 2r, but for the pyramid's base of 2.17r).
@@ -249,8 +246,8 @@ func TestRuntimeOneRecord(t *testing.T) {
 	if got := countGlyphs(shapes, seriesColour(0), defaultRadius); got != 2 {
 		t.Errorf("%d greedy glyphs, want 1 point and 1 in the legend", got)
 	}
-	// The axis runs over the decade 1e-5 to 1e-4 and labels both ends.
-	for _, label := range []string{"1e-05", "0.0001"} {
+	// The axis runs over the decade 1e-5 to 1e-4 s and labels both ends, with their unit.
+	for _, label := range []string{"10 µs", "100 µs"} {
 		if !slices.Contains(texts, label) {
 			t.Errorf("no tick label %s among %q", label, texts)
 		}
@@ -270,7 +267,7 @@ func TestRuntimeEqualMedians(t *testing.T) {
 			t.Errorf("%s: %d glyphs, want 2 points (N = 5, 6) and 1 in the legend", a, got)
 		}
 	}
-	for _, label := range []string{"0.001", "0.01"} {
+	for _, label := range []string{"1 ms", "10 ms"} {
 		if !slices.Contains(texts, label) {
 			t.Errorf("no tick label %s among %q", label, texts)
 		}
@@ -290,16 +287,25 @@ func TestDecadeAxis(t *testing.T) {
 			t.Errorf("decadeRange(%g, %g) = %g, %g; want %g, %g", c.lo, c.hi, lo, hi, c.wantLo, c.wantHi)
 		}
 	}
-	// 1e-5 to 1e-3: labels at the three powers of ten, unlabelled ticks at 2..9 × 1e-5 and 1e-4.
+	// 1e-5 to 1e-3 s (the axis holds log₁₀ seconds): labels at the three powers of ten, each at
+	// its exponent, unlabelled ticks at 2..9 × 1e-5 and 1e-4.
 	var labels []string
-	ticks := decadeTicks{}.Ticks(1e-5, 1e-3)
+	ticks := decadeTicks{label: secondsLabel}.Ticks(-5, -3)
 	for _, tk := range ticks {
 		if tk.Label != "" {
 			labels = append(labels, tk.Label)
+			if e := math.Round(tk.Value); tk.Value != e {
+				t.Errorf("label %q at %g, not at a power of ten", tk.Label, tk.Value)
+			}
 		}
 	}
-	if want := []string{"1e-05", "0.0001", "0.001"}; !slices.Equal(labels, want) || len(ticks) != 3+2*8 {
+	if want := []string{"10 µs", "100 µs", "1 ms"}; !slices.Equal(labels, want) || len(ticks) != 3+2*8 {
 		t.Errorf("%d ticks labelled %q; want 19 labelled %q", len(ticks), labels, want)
+	}
+	for e, want := range map[int]string{-10: "100 ps", -9: "1 ns", -7: "100 ns", -6: "1 µs", -4: "100 µs", -3: "1 ms", -1: "100 ms", 0: "1 s", 2: "100 s"} {
+		if got := secondsLabel(e); got != want {
+			t.Errorf("secondsLabel(%d) = %q, want %q", e, got, want)
+		}
 	}
 }
 
@@ -597,17 +603,21 @@ func TestRuntimeLegendOutsidePanels(t *testing.T) {
 	}
 }
 
-// TestPlainTicks: gonum labelled the z_vs_map axes "-7.50", "2.50", "12.50"; plainTicks labels
-// the same ticks "-7.5", "2.5", "12.5": no trailing zero after a point, and each label the tick's
-// value to 1e-9.
+// TestPlainTicks: gonum labelled the z_vs_map axes "-7.50", "2.50", "12.50", and ticked an axis
+// from 0.5 to 12.5 at 1, 6 and 11. plainTicks labels round numbers: no trailing zero after a
+// point, each label the tick's value to 1e-9, and every label a multiple of one step of 1, 2 or
+// 5 times a power of ten, 4 to 10 of them.
 func TestPlainTicks(t *testing.T) {
-	for _, r := range [][2]float64{{-7.5, 12.5}, {0, 5}, {-72.5, -67.5}, {0.001, 0.0042}} {
-		labels := 0
+	for _, r := range [][2]float64{{-7.5, 12.5}, {0, 5}, {-72.5, -67.5}, {0.001, 0.0042}, {0.5, 12.5}, {-0.3, 0.3}} {
+		var labelled []float64
 		for _, tk := range (plainTicks{}).Ticks(r[0], r[1]) {
+			if tk.Value < r[0]-1e-9 || tk.Value > r[1]+1e-9 {
+				t.Errorf("%v: tick %g outside the range", r, tk.Value)
+			}
 			if tk.Label == "" {
 				continue
 			}
-			labels++
+			labelled = append(labelled, tk.Value)
 			if strings.Contains(tk.Label, ".") && strings.HasSuffix(tk.Label, "0") {
 				t.Errorf("%v: label %q has a trailing zero", r, tk.Label)
 			}
@@ -615,8 +625,19 @@ func TestPlainTicks(t *testing.T) {
 				t.Errorf("%v: label %q of tick %g", r, tk.Label, tk.Value)
 			}
 		}
-		if labels < 2 {
-			t.Errorf("%v: %d labels, want at least 2", r, labels)
+		if len(labelled) < 4 || len(labelled) > 10 {
+			t.Errorf("%v: %d labels %v, want 4 to 10", r, len(labelled), labelled)
+			continue
+		}
+		step := labelled[1] - labelled[0]
+		m := step / math.Pow10(int(math.Floor(math.Log10(step)+1e-9)))
+		if math.Abs(m-math.Round(m)) > 1e-9 || !slices.Contains([]float64{1, 2, 5}, math.Round(m)) {
+			t.Errorf("%v: labels %v step by %g, not 1, 2 or 5 times a power of ten", r, labelled, step)
+		}
+		for _, v := range labelled {
+			if k := v / step; math.Abs(k-math.Round(k)) > 1e-9 {
+				t.Errorf("%v: label %g is not a multiple of the step %g", r, v, step)
+			}
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -20,8 +19,6 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/reports/table"
@@ -253,22 +250,6 @@ func writeReport(dir, name, title string, sections []section, notes []string, cs
 			return files, err
 		}
 		files = append(files, path)
-	}
-	return files, nil
-}
-
-// savePlot writes base.png and base.svg.
-func savePlot(p *plot.Plot, w, h vg.Length, base string) ([]string, error) {
-	var files []string
-	for _, ext := range []string{".png", ".svg"} {
-		c, err := p.WriterTo(w, h, ext[1:])
-		if err != nil {
-			return files, err
-		}
-		if err := writeFile(base+ext, func(w io.Writer) error { _, err := c.WriteTo(w); return err }); err != nil {
-			return files, err
-		}
-		files = append(files, base+ext)
 	}
 	return files, nil
 }

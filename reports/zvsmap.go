@@ -100,12 +100,12 @@ func zVsMAP(in Input, dir string) ([]string, error) {
 	if len(scatters) == 0 {
 		return files, nil
 	}
-	plots, err := savePanels("log Z against the MAP: "+in.Experiment, scatters, nil, 4.5*vg.Inch, 4.5*vg.Inch, filepath.Join(dir, "z_vs_map"))
+	plots, err := savePanels(figureTitle("log Z against the MAP", in.Experiment, scatters), scatters, nil, nil, 4.5*vg.Inch, 4.5*vg.Inch, filepath.Join(dir, "z_vs_map"))
 	files = append(files, plots...)
 	if err != nil {
 		return files, err
 	}
-	plots, err = savePanels("log Z − MAP: "+in.Experiment, hists, nil, 4.5*vg.Inch, 3.2*vg.Inch, filepath.Join(dir, "z_minus_map"))
+	plots, err = savePanels(figureTitle("log Z − MAP", in.Experiment, hists), hists, nil, nil, 4.5*vg.Inch, 3.2*vg.Inch, filepath.Join(dir, "z_minus_map"))
 	return append(files, plots...), err
 }
 
@@ -129,8 +129,8 @@ func zVsMAPPanels(ds string, byN map[int]plotter.XYs) (*plot.Plot, *plot.Plot, e
 	}
 	p := plot.New()
 	p.Title.Text = ds
-	p.X.Label.Text = "MAP log-likelihood"
-	p.Y.Label.Text = "log Z"
+	p.X.Label.Text = "MAP log-likelihood (nats)"
+	p.Y.Label.Text = "log Z (nats)"
 	p.Add(plotter.NewGrid())
 	lo, hi := math.Inf(1), math.Inf(-1)
 	var diffs []float64
@@ -146,32 +146,61 @@ func zVsMAPPanels(ds string, byN map[int]plotter.XYs) (*plot.Plot, *plot.Plot, e
 	p.Add(ref)
 	p.Legend.Add("y = x", ref)
 	inLegend := legendNs(len(ns))
+	radius, alpha := markerStyle(len(diffs))
 	for i, n := range ns {
 		s, err := plotter.NewScatter(byN[n])
 		if err != nil {
 			return nil, nil, err
 		}
-		s.Color = colours[i]
+		s.Color = translucent(colours[i], alpha)
 		s.Shape = draw.CircleGlyph{}
-		s.Radius = vg.Points(2)
+		s.Radius = radius
 		p.Add(s)
 		if inLegend[i] {
-			p.Legend.Add(fmt.Sprintf("N = %d", n), s)
+			// The legend's glyph opaque and of the usual size, however faint the points.
+			key := &plotter.Scatter{GlyphStyle: draw.GlyphStyle{Color: colours[i], Shape: draw.CircleGlyph{}, Radius: vg.Points(scatterRadius)}}
+			p.Legend.Add(fmt.Sprintf("N = %d", n), key)
 		}
 	}
 	// At least half a nat on each side, so that one point (or all on one spot) has a range.
 	pad := max((hi-lo)*0.03, 0.5)
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo-pad, hi+pad, lo-pad, hi+pad
 	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
-	// The corner below the diagonal (MAP ≤ log Z always) is empty.
+	// The corner below the diagonal (MAP ≤ log Z always) is empty; the legend sits in it, clear of
+	// the axes, in the ticks' size.
 	p.Legend.Top, p.Legend.Left = false, false
+	p.Legend.XOffs, p.Legend.YOffs = -2*vg.Millimeter, 2*vg.Millimeter
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
 
 	h := plot.New()
 	h.Title.Text = ds
-	h.X.Label.Text = "log Z − MAP log-likelihood"
+	h.X.Label.Text = "log Z − MAP log-likelihood (nats)"
 	h.Y.Label.Text = "items"
 	addHistogram(h, diffs)
 	return p, h, nil
+}
+
+// scatterRadius is the radius of a scatter's points, in points, where there are few of them.
+const scatterRadius = 2
+
+// markerStyle returns the radius and opacity of the points of a scatter of n points: up to 200,
+// opaque points of scatterRadius; more, smaller and translucent ones (alpha 200/n, at least
+// 0.25), so that where thousands overlap (ginkgo510's 5000 items) the density shows, and a point
+// alone still does.
+func markerStyle(n int) (vg.Length, float64) {
+	if n <= 200 {
+		return vg.Points(scatterRadius), 1
+	}
+	return vg.Points(1.4), max(0.25, 200/float64(n))
+}
+
+// translucent returns c with opacity alpha (premultiplied, as color.RGBA holds it).
+func translucent(c color.Color, alpha float64) color.Color {
+	if alpha >= 1 {
+		return c
+	}
+	r, g, b, _ := c.RGBA()
+	return color.NRGBA64{R: uint16(r), G: uint16(g), B: uint16(b), A: uint16(alpha * 0xffff)}
 }
 
 // legendMax is the most values of N the z_vs_map legend lists one by one.
