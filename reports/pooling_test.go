@@ -2,7 +2,6 @@ package reports
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"image/color"
 	"math"
@@ -181,15 +180,7 @@ var keyColumns = []string{"dataset", "item", "algorithm", "n", "row", "column", 
 // checkTidyCSV checks one CSV (see TestReportsNeverPoolUnlikeData) and returns its groups.
 func checkTidyCSV(t *testing.T, path string) []string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	rows := readCSV(t, path)
 	name := filepath.Base(path)
 	if len(rows) < 2 {
 		t.Errorf("%s has no rows", name)
@@ -296,15 +287,7 @@ func TestZVsMAPByDataset(t *testing.T) {
 	if _, err := Write(context.Background(), []string{"z_vs_map"}, unlikeInput(), dir); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(dir, "z_vs_map.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, filepath.Join(dir, "z_vs_map.csv"))
 	want := map[string]float64{"jets (likelihood=ginkgo2020)": -71.5, "jets (likelihood=ginkgo2021)": -74, "pam50": -16.0 / 3}
 	got := map[string]float64{}
 	for _, row := range rows[1:] {
