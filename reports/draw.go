@@ -387,8 +387,8 @@ func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
 // tailRatio is the least ratio of a histogram's tallest bar to its shortest non-empty one at
 // which addHistogram counts items on a log axis: on a linear one, a bin of 1% of the tallest or
 // less is a bar of a few pixels or none, and the tails of a distribution with many items in one
-// bin (a beam that reaches the MAP on 41% of ginkgo510's items, and falls up to 4 nats short on
-// a few) would not show. Below it, a linear axis shows the shape better.
+// bin (a beam that reaches the MAP on most items and falls several nats short on a few) would not
+// show. Below it, a linear axis shows the shape better.
 const tailRatio = 100
 
 // addHistogram draws values as a histogram on p, the x axis over the bins with a margin. Counts

@@ -373,7 +373,7 @@ func mustFloat(s string) float64 {
 	return v
 }
 
-// TestHistogramShowsTails: ginkgo510's beam-structure − beam was one bar of 4,900 items on a
+// TestHistogramShowsTails: ginkgo510's beam-structure − beam was one bar of 4,920 items on a
 // linear axis, and its tails (bins of 1 to 28 items) did not show. A histogram whose tallest bar
 // is 100 times its shortest or more counts on a log axis, labelled so, whose bars start below a
 // count of 1: every non-empty bin is a bar, and a bin of one item is at least a tenth as high
