@@ -15,8 +15,12 @@ type Item struct {
 	Index   int
 	ID      string
 	// Model scores splits of the item's leaves; nil for vector data without a split model
-	// (split_model: none).
+	// (split_model: none), or whose split model could not be built (ModelErr).
 	Model model.Model
+	// ModelErr is why the item's split model could not be built from its data (a vector with no
+	// direction for the correlation energy), or nil. The item loads all the same: the algorithms
+	// that score splits fail on it with this error, and the others run without a log-likelihood.
+	ModelErr error
 	// Truth is the generating tree when known, with its log-likelihood under Model.
 	Truth              *tree.Tree
 	TruthLogLikelihood float64

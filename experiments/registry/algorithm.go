@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/semaphore"
 
+	"github.com/hcbench/hcbench/algorithms/model"
 	"github.com/hcbench/hcbench/algorithms/tree"
 	"github.com/hcbench/hcbench/experiments/item"
 	"github.com/hcbench/hcbench/experiments/results"
@@ -164,6 +165,19 @@ func (b *Budget) Acquire(ctx context.Context, n int64) (release func(), err erro
 
 // ErrNoModel is returned by an algorithm that scores splits on an item without a split model.
 var ErrNoModel = errors.New("needs a split model, and this data set has split_model: none")
+
+// NeedModel returns the split model of the item, for the algorithm name, which scores splits:
+// an error wrapping ErrNoModel for a data set without one, or saying why the item's could not
+// be built (item.Item.ModelErr), so that only the algorithms that need it fail on such an item.
+func NeedModel(name string, it *item.Item) (model.Model, error) {
+	switch {
+	case it.Model != nil:
+		return it.Model, nil
+	case it.ModelErr != nil:
+		return nil, fmt.Errorf("%s needs the item's split model, which its data do not define: %w", name, it.ModelErr)
+	}
+	return nil, fmt.Errorf("%s %w", name, ErrNoModel)
+}
 
 var algorithms = map[string]*Algorithm{}
 

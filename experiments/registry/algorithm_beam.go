@@ -2,7 +2,6 @@ package registry
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hcbench/hcbench/algorithms/beam"
 	"github.com/hcbench/hcbench/experiments/item"
@@ -50,11 +49,12 @@ func beamDedup(name string) beam.Dedup {
 }
 
 func solveBeam(ctx context.Context, p *BeamParams, t Task, _ Run) (Solution, error) {
-	if t.Item.Model == nil {
-		return Solution{}, fmt.Errorf("beam %w", ErrNoModel)
+	m, err := NeedModel("beam", t.Item)
+	if err != nil {
+		return Solution{}, err
 	}
 	size := p.BeamSize.Of(t.Item.Leaves())
-	r, err := beam.Run(ctx, t.Item.Model, beam.Options{Size: size, Dedup: beamDedup(p.Dedup)})
+	r, err := beam.Run(ctx, m, beam.Options{Size: size, Dedup: beamDedup(p.Dedup)})
 	if err != nil {
 		return Solution{}, err
 	}

@@ -2,7 +2,6 @@ package registry
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hcbench/hcbench/algorithms/greedy"
 )
@@ -20,10 +19,11 @@ func init() {
 }
 
 func solveGreedy(ctx context.Context, _ *NoParams, t Task, _ Run) (Solution, error) {
-	if t.Item.Model == nil {
-		return Solution{}, fmt.Errorf("greedy %w", ErrNoModel)
+	m, err := NeedModel("greedy", t.Item)
+	if err != nil {
+		return Solution{}, err
 	}
-	r, err := greedy.Run(ctx, t.Item.Model)
+	r, err := greedy.Run(ctx, m)
 	if err != nil {
 		return Solution{}, err
 	}

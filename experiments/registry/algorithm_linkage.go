@@ -82,7 +82,11 @@ func solveLinkage(ctx context.Context, p *LinkageParams, t Task, _ Run) (Solutio
 		}
 		tr, _, err = linkage.Run(ctx, len(it.Vectors), d, method)
 	case "weights":
-		cm, ok := it.Model.(*correlation.Model)
+		m, err := NeedModel("linkage with distance: weights", it)
+		if err != nil {
+			return Solution{}, err
+		}
+		cm, ok := m.(*correlation.Model)
 		if !ok {
 			return Solution{}, errors.New("distance: weights needs the correlation-clustering model of a vector data set")
 		}

@@ -2,7 +2,6 @@ package registry
 
 import (
 	"context"
-	"fmt"
 	"math"
 
 	"github.com/hcbench/hcbench/algorithms/beam"
@@ -80,8 +79,8 @@ func (p *SparseTrellisParams) Check(c Checker) {
 // the beam size it used beside the config's parameters.
 func solveSparse(ctx context.Context, p *SparseTrellisParams, t Task, _ Run) (Solution, error) {
 	it := t.Item
-	if it.Model == nil {
-		return Solution{}, fmt.Errorf("sparse_trellis %w", ErrNoModel)
+	if _, err := NeedModel("sparse_trellis", it); err != nil {
+		return Solution{}, err
 	}
 	var seeds []*tree.Tree
 	used := map[string]any{}

@@ -149,8 +149,8 @@ const mapTieTolerance = 1e-9
 // limit).
 func solveTrellis(ctx context.Context, p *TrellisParams, t Task, run Run) (Solution, error) {
 	it := t.Item
-	if it.Model == nil {
-		return Solution{}, fmt.Errorf("trellis %w", ErrNoModel)
+	if _, err := NeedModel("trellis", it); err != nil {
+		return Solution{}, err
 	}
 	opts := p.options()
 	opts.MemoryLimit = p.limit(run)

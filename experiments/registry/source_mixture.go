@@ -87,10 +87,7 @@ func generateMixture(ctx context.Context, master uint64, dataset, id string, ind
 	if err != nil {
 		return nil, err
 	}
-	m, err := splitModel(ctx, data.X, src.SplitModel, false)
-	if err != nil {
-		return nil, err
-	}
 	none := 0
-	return &item.Item{Dataset: dataset, Index: index, ID: id, Model: m, Labels: data.Labels, Vectors: data.X, MissingCells: &none, DataParams: params}, nil
+	it := &item.Item{Dataset: dataset, Index: index, ID: id, Labels: data.Labels, Vectors: data.X, MissingCells: &none, DataParams: params}
+	return it, setSplitModel(ctx, it, src.SplitModel, false)
 }

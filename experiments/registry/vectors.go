@@ -183,11 +183,27 @@ func vectorItem(ctx context.Context, dataset, id string, index int, sub *labelle
 	if vd.Missing == "zero" {
 		sub.FillMissing(0)
 	}
-	m, err := splitModel(ctx, sub.X, vd.SplitModel, vd.Missing == "mask")
+	it := &item.Item{Dataset: dataset, Index: index, ID: id, Names: sub.Names, Labels: sub.Labels, Vectors: sub.X, MissingCells: &missing, DataParams: params}
+	return it, setSplitModel(ctx, it, vd.SplitModel, vd.Missing == "mask")
+}
+
+// setSplitModel gives the item of vectors it its split model. Where its vectors do not define
+// the model (the correlation energy of a vector with no direction, such as an all-zero row),
+// the item keeps the error in ModelErr and a warning for its records, rather than failing: the
+// algorithms that score splits fail on it (NeedModel), and the others (bhc, brt, euclidean
+// linkage, external programs) run without a log-likelihood. Only ctx's error is returned.
+func setSplitModel(ctx context.Context, it *item.Item, sm SplitModel, mask bool) error {
+	m, err := splitModel(ctx, it.Vectors, sm, mask)
 	if err != nil {
-		return nil, err
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return ctxErr
+		}
+		it.ModelErr = err
+		it.Warnings = append(it.Warnings, fmt.Sprintf("split_model %s is not defined on this item (%v): no record of it has a log_likelihood, and the algorithms that score splits fail on it", sm.Model, err))
+		return nil
 	}
-	return &item.Item{Dataset: dataset, Index: index, ID: id, Model: m, Names: sub.Names, Labels: sub.Labels, Vectors: sub.X, MissingCells: &missing, DataParams: params}, nil
+	it.Model = m
+	return nil
 }
 
 // splitModel builds the split model of vectors: the correlation-clustering energy, or none (a
