@@ -17,6 +17,7 @@ import (
 
 	"github.com/hcbench/hcbench/algorithms/tree"
 	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/internal/english"
 )
 
 func init() {
@@ -103,7 +104,7 @@ func dendrograms(in Input, dir string) ([]string, error) {
 		if len(panels) == 0 {
 			continue
 		}
-		title := fmt.Sprintf("data set %s, item %s (%d leaves)", ds, id, n)
+		title := fmt.Sprintf("data set %s, item %s (%s)", ds, id, english.Count(n, "leaf", "leaves"))
 		legend := legendPlot(classes)
 		const titleH, legendW = 0.4 * vg.Inch, 1.6 * vg.Inch
 		// Room for the panel titles (two lines) and the x axis, and a row per leaf.
@@ -261,7 +262,7 @@ func dendrogramPlot(r results.Record, colors map[string]color.Color, height dend
 		p.NominalY(names...)
 	} else {
 		p.Y.Tick.Marker = plot.ConstantTicks(nil)
-		p.Y.Label.Text = fmt.Sprintf("%d leaves", len(names))
+		p.Y.Label.Text = english.Count(len(names), "leaf", "leaves")
 	}
 	// Leaf markers in the class colours.
 	for _, v := range t.PostOrder() {

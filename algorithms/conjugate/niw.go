@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/hcbench/hcbench/internal/english"
 )
 
 // NIWParams are the Normal-Inverse-Wishart hyperparameters in Murphy's parametrisation:
@@ -46,7 +48,7 @@ func NIWFromData(x [][]float64, g, kappa0 float64) (NIWParams, error) {
 		return NIWParams{}, fmt.Errorf("conjugate: kappa0 must be at most %g, got %v", float64(MaxKappa0), kappa0)
 	}
 	if n <= d {
-		return NIWParams{}, fmt.Errorf("conjugate: the sample covariance of %d items in %d dimensions is singular (n ≤ d)", n, d)
+		return NIWParams{}, fmt.Errorf("conjugate: the sample covariance of %s in %s is singular (n ≤ d)", english.Count(n, "item", "items"), english.Count(d, "dimension", "dimensions"))
 	}
 	mu := make([]float64, d)
 	for _, row := range x {

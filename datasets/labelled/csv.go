@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hcbench/hcbench/datasets/badlines"
+	"github.com/hcbench/hcbench/internal/english"
 	"github.com/hcbench/hcbench/internal/linelimit"
 )
 
@@ -146,7 +147,7 @@ func readCSV(r io.Reader, name string, o CSVOptions, maxText int64) (*Data, erro
 			return nil, err
 		}
 		if len(rec) != nf+1 {
-			return nil, fmt.Errorf("%s:%d: row has %d fields, want %d (n_features %d on line %d, then the class index)", name, line, len(rec), nf+1, nf, firstLine)
+			return nil, fmt.Errorf("%s:%d: row has %s, want %d (n_features %d on line %d, then the class index)", name, line, english.Count(len(rec), "field", "fields"), nf+1, nf, firstLine)
 		}
 		pending, pendingLine, ncol = rec, line, nf+1
 	case "none":
@@ -232,7 +233,7 @@ rows:
 			}
 		}
 		if len(rec) != ncol {
-			bad.Addf(line, "row has %d fields, want %d", len(rec), ncol)
+			bad.Addf(line, "row has %s, want %d", english.Count(len(rec), "field", "fields"), ncol)
 			continue
 		}
 		row := make([]float64, len(feat))
@@ -273,7 +274,7 @@ rows:
 					continue
 				}
 				if c < 0 || c >= len(classes) {
-					bad.Addf(line, "column %d: class index %d is out of range: the header (line %d) names %d classes, indices 0 to %d", labelCol+1, c, firstLine, len(classes), len(classes)-1)
+					bad.Addf(line, "column %d: class index %d is out of range: the header (line %d) names %s, indices 0 to %d", labelCol+1, c, firstLine, english.Count(len(classes), "class", "classes"), len(classes)-1)
 					continue
 				}
 				if l = classes[c]; l == o.Unknown {
@@ -294,7 +295,7 @@ rows:
 		return nil, fmt.Errorf("%s: no data rows", name)
 	}
 	if nSamples >= 0 && nSamples != len(d.X) {
-		return nil, fmt.Errorf("%s:%d: the sklearn header says %d samples, the file has %d rows", name, firstLine, nSamples, len(d.X))
+		return nil, fmt.Errorf("%s:%d: the sklearn header says %s, the file has %s", name, firstLine, english.Count(nSamples, "sample", "samples"), english.Count(len(d.X), "row", "rows"))
 	}
 	return d, nil
 }
@@ -361,7 +362,7 @@ func resolveColumn(spec, what string, header []string, ncol int, name string, he
 		return 0, fmt.Errorf("%s:%d: %s %q is not in the header (columns: %s)", name, headerLine, what, spec, listNames(header))
 	}
 	if p < 1 || p > ncol {
-		return 0, fmt.Errorf("%s: %s %d is out of range: the file has %d columns (1-based positions)", name, what, p, ncol)
+		return 0, fmt.Errorf("%s: %s %d is out of range: the file has %s (1-based positions)", name, what, p, english.Count(ncol, "column", "columns"))
 	}
 	return p - 1, nil
 }

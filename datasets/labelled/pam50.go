@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hcbench/hcbench/datasets/badlines"
+	"github.com/hcbench/hcbench/internal/english"
 	"github.com/hcbench/hcbench/internal/linelimit"
 )
 
@@ -219,7 +220,7 @@ func readPAM50(r io.Reader, name string, maxText int64) (*Data, error) {
 	}
 	sf := strings.Split(sub, "\t")
 	if len(sf) != want {
-		return nil, fmt.Errorf("%s:%d: row has %d fields, want %d", name, lr.line, len(sf), want)
+		return nil, fmt.Errorf("%s:%d: row has %s, want %d", name, lr.line, english.Count(len(sf), "field", "fields"), want)
 	}
 	if c := strings.TrimSpace(sf[0]); !strings.EqualFold(c, "subtype") {
 		return nil, fmt.Errorf("%s:%d: the first cell is %q, want \"subtype\" (the line of class labels)", name, lr.line, c)
@@ -242,7 +243,7 @@ genes:
 		}
 		f := strings.Split(s, "\t")
 		if len(f) != want {
-			bad.Addf(lr.line, "row has %d fields, want %d", len(f), want)
+			bad.Addf(lr.line, "row has %s, want %d", english.Count(len(f), "field", "fields"), want)
 			continue
 		}
 		g := strings.TrimSpace(f[0])

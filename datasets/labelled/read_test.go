@@ -185,7 +185,7 @@ func TestReadCSVErrors(t *testing.T) {
 		{"BOM only", "\ufeff", smallOptions, "BOM only: empty file"},
 		{"header only", "a,b\n", labelled.CSVOptions{}, "header only: no data rows"},
 		{"ragged", smallCSV + "4,d,LumA,1\n", smallOptions, "ragged:5: row has 4 fields, want 5"},
-		{"ragged CRLF after blank", strings.ReplaceAll("a,b\n\n1,2\n3\n", "\n", "\r\n"), labelled.CSVOptions{}, "ragged CRLF after blank:4: row has 1 fields, want 2"},
+		{"ragged CRLF after blank", strings.ReplaceAll("a,b\n\n1,2\n3\n", "\n", "\r\n"), labelled.CSVOptions{}, "ragged CRLF after blank:4: row has 1 field, want 2"},
 		{"not a number", strings.Replace(smallCSV, "-2", "abc", 1), smallOptions, `not a number:3: column 4 (G1): "abc" is not a number`},
 		{"not a number, no header", "1,2,A\n1,abc,B\n", labelled.CSVOptions{Header: "none"}, `not a number, no header:2: column 2: "abc" is not a number`},
 		{"inf", strings.Replace(smallCSV, "-2", "-Inf", 1), smallOptions, `inf:3: column 4 (G1): "-Inf" is not a finite number`},

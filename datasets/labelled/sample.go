@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/hcbench/hcbench/internal/english"
 )
 
 // groups returns the row indices of each known label, in file order, the known labels in sorted
@@ -43,11 +45,11 @@ func checkCounts(byLabel map[string][]int, labels []string, unknownRows []int, p
 	}
 	for _, l := range labels {
 		if n := len(byLabel[l]); n < perLabel {
-			return fmt.Errorf("label %q has %d items, fewer than the %d asked for per label", l, n, perLabel)
+			return fmt.Errorf("label %q has %s, fewer than the %d asked for per label", l, english.Count(n, "item", "items"), perLabel)
 		}
 	}
 	if n := len(unknownRows); n < unknown {
-		return fmt.Errorf("%d items have an unknown label, fewer than the %d asked for", n, unknown)
+		return fmt.Errorf("%s an unknown label, fewer than the %d asked for", english.Count(n, "item has", "items have"), unknown)
 	}
 	return nil
 }

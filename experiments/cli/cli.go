@@ -34,6 +34,7 @@ import (
 	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/experiments/rundir"
 	"github.com/hcbench/hcbench/experiments/runner"
+	"github.com/hcbench/hcbench/internal/english"
 	"github.com/hcbench/hcbench/reports"
 )
 
@@ -260,7 +261,7 @@ func onlyFlag(fs *flag.FlagSet) *string {
 // otherwise run nothing and say nothing.
 func checkFilter(p *plan.Plan, f *plan.Filter, stderr io.Writer) int {
 	if _, n := p.Selected(f, nil); n == 0 && len(p.Tasks) > 0 {
-		fmt.Fprintf(stderr, "hcbench: -only %q matches none of the %d task keys (the first is %s; hcbench plan lists them)\n", f, len(p.Tasks), p.Tasks[0].Key)
+		fmt.Fprintf(stderr, "hcbench: -only %q matches none of the %s (the first is %s; hcbench plan -tasks lists them)\n", f, english.Count(len(p.Tasks), "task key", "task keys"), p.Tasks[0].Key)
 		return ExitUsage
 	}
 	return ExitOK
@@ -351,18 +352,20 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			code = ExitFailure
 			continue
 		}
-		fmt.Fprintf(stdout, "%s: ok (%d data sets, %d algorithms, %d tasks; memory about %s)\n", f, len(p.Datasets), len(p.Config.Algorithms), len(p.Tasks),
+		fmt.Fprintf(stdout, "%s: ok (%s, %s, %s; memory about %s)\n", f, english.Count(len(p.Datasets), "data set", "data sets"),
+			english.Count(len(p.Config.Algorithms), "algorithm", "algorithms"), english.Count(len(p.Tasks), "task", "tasks"),
 			memory.Format(p.Memory(p.Config.WorkersFor(0), nil).Bytes))
 	}
 	return code
 }
 
 func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("plan", stderr, "plan [-data DIR] [-set PATH=VALUE]... [-only REGEX] [-count K] CONFIG")
+	fs := newFlags("plan", stderr, "plan [-data DIR] [-set PATH=VALUE]... [-only REGEX] [-count K] [-tasks] CONFIG")
 	dataDir := dataFlag(fs)
 	sets := setFlag(fs)
 	only := onlyFlag(fs)
 	count := countFlag(fs)
+	all := fs.Bool("tasks", false, fmt.Sprintf("list every task (of those -only selects) after the estimates; default: the first %d", planListed))
 	files, err := parse(fs, args)
 	if err != nil {
 		return flagError(fs, err, stdout)
@@ -385,20 +388,31 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if code := checkFilter(p, filter, stderr); code != ExitOK {
 		return code
 	}
-	if err := p.Write(stdout, filter); err != nil {
-		fmt.Fprintln(stderr, "hcbench:", err)
-		return ExitFailure
-	}
 	workers := p.Config.WorkersFor(0)
 	keep, _ := p.Selected(filter, nil)
-	if err := p.WriteCosts(stdout, workers, keep); err != nil {
+	e := p.Memory(workers, keep)
+	limit := planListed
+	if *all {
+		limit = -1
+	}
+	// The summary and the estimates first: the task list of a large config runs to thousands
+	// of lines, which would scroll them away.
+	err = errors.Join(p.WriteSummary(stdout, filter), p.WriteCosts(stdout, workers, keep))
+	if err == nil {
+		_, err = fmt.Fprintf(stdout, "# memory: about %s on %d %s (%s)\n", memory.Format(e.Bytes), workers, results.Plural(workers, "worker", "workers"), e)
+	}
+	if err == nil {
+		err = p.Write(stdout, filter, limit)
+	}
+	if err != nil {
 		fmt.Fprintln(stderr, "hcbench:", err)
 		return ExitFailure
 	}
-	e := p.Memory(workers, keep)
-	fmt.Fprintf(stdout, "# memory: about %s on %d %s (%s)\n", memory.Format(e.Bytes), workers, results.Plural(workers, "worker", "workers"), e)
 	return ExitOK
 }
+
+// planListed is how many tasks plan lists without -tasks.
+const planListed = 20
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("run", stderr, "run CONFIG [-out DIR] [-set PATH=VALUE]... [-only REGEX] [-retry-failed] [-count K] [-workers N] [-save-data] [-shard I/N] [-shards N] [-allow-other-build] [-data DIR]")
@@ -562,7 +576,7 @@ func resumableRunDir(p *plan.Plan, args []string, allowOtherBuild, retryFailed b
 	case status == results.StatusComplete:
 		status = fmt.Sprintf("complete, %d failed", u.Manifest.Failed)
 	}
-	fmt.Fprintf(stderr, "hcbench: resuming %s (%s): %d of %d tasks done; -out DIR runs into another directory\n", u.Dir, status, u.Recorded, u.Manifest.Tasks)
+	fmt.Fprintf(stderr, "hcbench: resuming %s (%s): %d of %s done; -out DIR runs into another directory\n", u.Dir, status, u.Recorded, english.Count(u.Manifest.Tasks, "task", "tasks"))
 	return u.Dir, nil
 }
 
@@ -717,7 +731,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "hcbench:", err)
 	}
 	m := o.Manifest
-	fmt.Fprintf(stdout, "merged %d shards into %s\n", len(m.MergedFrom), o.Dir)
+	fmt.Fprintf(stdout, "merged %s into %s\n", english.Count(len(m.MergedFrom), "shard", "shards"), o.Dir)
 	fmt.Fprintf(stdout, "tasks: %d finished of %d, %d failed\n", m.Finished, m.Tasks, m.Failed)
 	printReports(stdout, o.Reports)
 	if m.Status != results.StatusComplete || m.Failed > 0 || len(m.Warnings) > 0 {
@@ -769,7 +783,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if m.Status != results.StatusComplete {
 		// The reports are written, but a nightly job must not take them for a whole run's.
-		fmt.Fprintf(stderr, "hcbench: warning: %s is not a finished run (status %s, %d of %d tasks); its reports cover only the finished tasks\n", dirs[0], m.Status, m.Finished, m.Tasks)
+		fmt.Fprintf(stderr, "hcbench: warning: %s is not a finished run (status %s, %d of %s); its reports cover only the finished tasks\n", dirs[0], m.Status, m.Finished, english.Count(m.Tasks, "task", "tasks"))
 		return ExitFailure
 	}
 	return ExitOK

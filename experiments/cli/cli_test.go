@@ -224,12 +224,24 @@ func TestValidateAndPlan(t *testing.T) {
 	dir := t.TempDir()
 	cfg := writeFile(t, dir, "small.yaml", smallConfig)
 	code, stdout, stderr := run(t, context.Background(), "validate", cfg)
-	if code != ExitOK || !strings.Contains(stdout, "ok (1 data sets, 2 algorithms, 80 tasks; memory about ") {
+	if code != ExitOK || !strings.Contains(stdout, "ok (1 data set, 2 algorithms, 80 tasks; memory about ") {
 		t.Errorf("validate: exit %d\n%s%s", code, stdout, stderr)
 	}
+	// plan: the summary and the estimates first, then the first 20 tasks; -tasks lists them all.
 	code, stdout, _ = run(t, context.Background(), "plan", cfg)
-	if code != ExitOK || !strings.Contains(stdout, "dataset=qcd|item=39|algorithm=greedy") || strings.Count(stdout, "dataset=") != 80 {
+	memoryAt, listAt := strings.Index(stdout, "\n# memory: about "), strings.Index(stdout, "\n# the first 20 of the 80 tasks (-tasks lists them all):\n")
+	if code != ExitOK || !strings.HasPrefix(stdout, "# small: 80 tasks\n# expected time and working memory") || memoryAt < 0 || listAt < memoryAt ||
+		strings.Count(stdout, "dataset=") != 20 || !strings.Contains(stdout, "dataset=qcd|item=9|algorithm=greedy\n") {
 		t.Errorf("plan: exit %d\n%s", code, stdout)
+	}
+	code, stdout, _ = run(t, context.Background(), "plan", cfg, "-tasks")
+	if code != ExitOK || !strings.Contains(stdout, "\n# the 80 tasks:\n") || !strings.Contains(stdout, "dataset=qcd|item=39|algorithm=greedy") || strings.Count(stdout, "dataset=") != 80 {
+		t.Errorf("plan -tasks: exit %d\n%s", code, stdout)
+	}
+	code, stdout, _ = run(t, context.Background(), "plan", cfg, "-only", "item=3\\|algorithm=truth")
+	if code != ExitOK || !strings.HasPrefix(stdout, "# small: 1 of 80 tasks (-only ") || !strings.Contains(stdout, "\n# the 1 task -only selects:\n") ||
+		!regexp.MustCompile(`(?m)^qcd\s+truth\s+1\s+4–9\s`).MatchString(stdout) || strings.Count(stdout, "dataset=") != 1 {
+		t.Errorf("plan -only, one task: exit %d\n%s", code, stdout)
 	}
 	code, stdout, _ = run(t, context.Background(), "help", "config")
 	if code != ExitOK || !strings.Contains(stdout, "t_cut") {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hcbench/hcbench/datasets/datadir"
+	"github.com/hcbench/hcbench/internal/english"
 )
 
 // dataCatalog is the catalog the data command works on; tests replace it.
@@ -144,10 +145,10 @@ func cmdDataFetch(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		for _, line := range strings.Split(err.Error(), "\n") {
 			fmt.Fprintln(stderr, "hcbench data fetch:", line)
 		}
-		fmt.Fprintf(stderr, "hcbench data fetch: %d files not installed\n", notInstalled)
+		fmt.Fprintf(stderr, "hcbench data fetch: %s not installed\n", english.Count(notInstalled, "file", "files"))
 		return ExitFailure
 	}
-	fmt.Fprintf(stdout, "%d files installed, %d already present\n", len(rep.Installed), len(rep.Present))
+	fmt.Fprintf(stdout, "%s installed, %d already present\n", english.Count(len(rep.Installed), "file", "files"), len(rep.Present))
 	return ExitOK
 }
 
@@ -214,7 +215,7 @@ func cmdDataVerify(args []string, stdout, stderr io.Writer) int {
 		checked++
 		ps := st.Problems()
 		if len(ps) == 0 {
-			fmt.Fprintf(stdout, "%s: ok (%d files)\n", sets[i].Name, len(sets[i].Files))
+			fmt.Fprintf(stdout, "%s: ok (%s)\n", sets[i].Name, english.Count(len(sets[i].Files), "file", "files"))
 			continue
 		}
 		for _, p := range ps {
@@ -228,7 +229,7 @@ func cmdDataVerify(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hcbench data verify: no data set is in %s; fetch them with: hcbench data fetch\n", loc.Path)
 		return ExitFailure
 	case problems > 0:
-		fmt.Fprintf(stderr, "hcbench data verify: %d problems; fetch the files again with: hcbench data fetch %s\n", problems, strings.Join(fetch, " "))
+		fmt.Fprintf(stderr, "hcbench data verify: %s; fetch the files again with: hcbench data fetch %s\n", english.Count(problems, "problem", "problems"), strings.Join(fetch, " "))
 		return ExitFailure
 	}
 	return ExitOK

@@ -16,6 +16,7 @@ import (
 	"github.com/hcbench/hcbench/experiments/config"
 	"github.com/hcbench/hcbench/experiments/history"
 	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/internal/english"
 )
 
 // historyHelp follows the flags in history's usage: what the command does, for `help history`.
@@ -129,8 +130,8 @@ func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		if in.Build.Executable != "" {
 			exe = ", executable " + results.Short(in.Build.Executable)
 		}
-		fmt.Fprintf(stdout, "%s: %s (%s run of %s, %s%s, %d records)\n", d, what, in.Experiment, in.Start.UTC().Format("2006-01-02 15:04:05Z"),
-			history.RevisionLabel(in.Build), exe, in.Records)
+		fmt.Fprintf(stdout, "%s: %s (%s run of %s, %s%s, %s)\n", d, what, in.Experiment, in.Start.UTC().Format("2006-01-02 15:04:05Z"),
+			history.RevisionLabel(in.Build), exe, english.Count(in.Records, "record", "records"))
 	}
 
 	h, err := db.Load(ctx, *last)

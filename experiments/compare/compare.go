@@ -17,6 +17,7 @@ import (
 	"github.com/aclements/go-moremath/stats"
 
 	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/internal/english"
 )
 
 // Alpha is the significance level of the time test (benchstat's default).
@@ -266,7 +267,7 @@ func machines(m results.Manifest) []string {
 		if host == "" {
 			host = "unknown host"
 		}
-		d := fmt.Sprintf("%s, %d CPUs, %d workers", host, s.CPUs, s.Workers)
+		d := fmt.Sprintf("%s, %s, %s", host, english.Count(s.CPUs, "CPU", "CPUs"), english.Count(s.Workers, "worker", "workers"))
 		if !slices.Contains(out, d) {
 			out = append(out, d)
 		}
@@ -476,7 +477,7 @@ func status(m results.Manifest, recorded int) string {
 	case results.StatusRunning:
 		st = "running or killed"
 	}
-	return fmt.Sprintf("%s, %d of %d tasks", st, recorded, m.Tasks)
+	return fmt.Sprintf("%s, %d of %s", st, recorded, english.Count(m.Tasks, "task", "tasks"))
 }
 
 // worsening is how much worse NEW is than OLD on a metric (positive: worse).
@@ -505,8 +506,8 @@ func qualityRegressions(r *Row, th results.Thresholds) []string {
 		if m.Unit != "" {
 			unit = " " + m.Unit
 		}
-		out = append(out, fmt.Sprintf("%s: %s %s by %s%s (%s → %s over %d items; threshold %g)",
-			where, m.Name, verb, num(math.Abs(c.Delta)), unit, num(c.Old), num(c.New), c.Items, lim))
+		out = append(out, fmt.Sprintf("%s: %s %s by %s%s (%s → %s over %s; threshold %g)",
+			where, m.Name, verb, num(math.Abs(c.Delta)), unit, num(c.Old), num(c.New), english.Count(c.Items, "item", "items"), lim))
 	}
 	if n := len(r.NewlyInfinite); n > 0 {
 		out = append(out, fmt.Sprintf("%s: log-likelihood −Inf on %d %s finite in OLD (%s)",

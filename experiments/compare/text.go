@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/internal/english"
 )
 
 // listed is how many task keys a note lists before "… (n more)".
@@ -127,7 +128,7 @@ func (r *Row) writeRows(tw io.Writer, th results.Thresholds) {
 			verdict = "better"
 		}
 		if m.Changed > 0 {
-			verdict += fmt.Sprintf("; %d of %d items differ", m.Changed, m.Items)
+			verdict += fmt.Sprintf("; %d of %s differ", m.Changed, english.Count(m.Items, "item", "items"))
 		}
 		line(fmt.Sprintf("%s (%d)", mt.Short, m.Items), num(m.Old), num(m.New), signed(m.Delta), verdict)
 	}

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"github.com/hcbench/hcbench/experiments/registry"
+	"github.com/hcbench/hcbench/internal/english"
 	"math"
 	"reflect"
 	"slices"
@@ -82,7 +83,7 @@ func (d *decoder) addf(line int, format string, args ...any) {
 func (d *decoder) sorted() Problems {
 	sort.SliceStable(d.problems, func(i, j int) bool { return d.problems[i].Line < d.problems[j].Line })
 	if d.more > 0 {
-		d.problems = append(d.problems, Problem{File: d.file, Msg: fmt.Sprintf("and %d more problems (only the first %d found are listed)", d.more, maxProblems)})
+		d.problems = append(d.problems, Problem{File: d.file, Msg: fmt.Sprintf("and %d more %s (only the first %d found are listed)", d.more, english.Plural(d.more, "problem", "problems"), maxProblems)})
 	}
 	return d.problems
 }

@@ -33,6 +33,7 @@ import (
 
 	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/experiments/rundir"
+	"github.com/hcbench/hcbench/internal/english"
 )
 
 // SchemaVersion is the version of the database's tables that this build writes; a database of
@@ -271,8 +272,8 @@ func (h *DB) Ingest(ctx context.Context, dir string) (_ Ingested, err error) {
 		return Ingested{}, err
 	}
 	if m.Status != results.StatusComplete {
-		return Ingested{}, fmt.Errorf("%s: %w (status %s, %d of %d tasks finished): its means would cover only some items; finish it first (hcbench run with its config and -out %s resumes it)",
-			dir, ErrUnfinished, m.Status, m.Finished, m.Tasks, dir)
+		return Ingested{}, fmt.Errorf("%s: %w (status %s, %d of %s finished): its means would cover only some items; finish it first (hcbench run with its config and -out %s resumes it)",
+			dir, ErrUnfinished, m.Status, m.Finished, english.Count(m.Tasks, "task", "tasks"), dir)
 	}
 	if m.Start.IsZero() || m.Experiment == "" {
 		return Ingested{}, fmt.Errorf("%s: the manifest has no start time or experiment name", dir)

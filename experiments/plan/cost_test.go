@@ -3,6 +3,7 @@ package plan
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -90,12 +91,18 @@ func TestFilter(t *testing.T) {
 		if n != tc.n {
 			t.Errorf("-only %q selects %d tasks, want %d", tc.expr, n, tc.n)
 		}
-		var b bytes.Buffer
-		if err := p.Write(&b, f); err != nil {
-			t.Fatal(err)
-		}
-		if got := strings.Count(b.String(), "\n") - 2; got != tc.n {
-			t.Errorf("-only %q: Write lists %d tasks, want %d:\n%s", tc.expr, got, tc.n, &b)
+		for _, limit := range []int{-1, 3} {
+			var b bytes.Buffer
+			if err := p.Write(&b, f, limit); err != nil {
+				t.Fatal(err)
+			}
+			want, head := tc.n, "# the "
+			if limit >= 0 && tc.n > limit {
+				want, head = limit, fmt.Sprintf("# the first %d of the %d tasks", limit, tc.n)
+			}
+			if got := strings.Count(b.String(), "\n") - 2; got != want || !strings.HasPrefix(b.String(), head) {
+				t.Errorf("-only %q: Write(limit %d) lists %d tasks, want %d under %q:\n%s", tc.expr, limit, got, want, head, &b)
+			}
 		}
 		tasks := 0
 		for _, c := range p.Costs(keep) {

@@ -13,6 +13,7 @@ import (
 	"github.com/hcbench/hcbench/experiments/memory"
 	"github.com/hcbench/hcbench/experiments/registry"
 	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/internal/english"
 )
 
 // The memory estimates: what a plan, its items, its records and its tasks hold, in bytes, so
@@ -249,14 +250,14 @@ func (p *Plan) Memory(workers int, inShard func(k int) bool) Estimate {
 	for _, d := range p.Datasets {
 		if k := len(needs[d]); k > 0 {
 			s := d.Size()
-			e.add(fmt.Sprintf("the %d items of data set %s", k, d.Name), memory.Mul(int64(k), itemBytes(s, typicalLeaves(s))))
+			e.add(fmt.Sprintf("the %s of data set %s", english.Count(k, "item", "items"), d.Name), memory.Mul(int64(k), itemBytes(s, typicalLeaves(s))))
 		}
 	}
 	var rec int64
 	for _, r := range records {
 		rec = memory.Add(rec, r)
 	}
-	e.add(fmt.Sprintf("%d records", len(records)), rec)
+	e.add(english.Count(len(records), "record", "records"), rec)
 	// The largest working memories, one per worker.
 	slices.Sort(work)
 	var w int64

@@ -15,6 +15,7 @@ import (
 	"github.com/hcbench/hcbench/experiments/inputs"
 	"github.com/hcbench/hcbench/experiments/memory"
 	"github.com/hcbench/hcbench/experiments/registry"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 // Task is one algorithm variant on one data item.
@@ -100,19 +101,44 @@ func NewShard(ctx context.Context, cfg *config.Config, shards int) (*Plan, error
 	return p, nil
 }
 
-// Write prints the task list, one task per line: the tasks f selects (nil: all).
-func (p *Plan) Write(w io.Writer, f *Filter) error {
+// WriteSummary prints the line that heads a plan: the config's name and how many tasks it has,
+// or how many of them f selects (nil: all).
+func (p *Plan) WriteSummary(w io.Writer, f *Filter) error {
+	_, n := p.Selected(f, nil)
+	tasks := results.Plural(len(p.Tasks), "task", "tasks")
+	var err error
+	if f == nil {
+		_, err = fmt.Fprintf(w, "# %s: %d %s\n", p.Config.Name, len(p.Tasks), tasks)
+	} else {
+		_, err = fmt.Fprintf(w, "# %s: %d of %d %s (-only %s)\n", p.Config.Name, n, len(p.Tasks), tasks, f)
+	}
+	return err
+}
+
+// Write prints the task list, one task per line: the tasks f selects (nil: all), the first limit
+// of them (limit < 0: all), under a line that says how many it lists and, when it leaves some
+// out, how to list them all.
+func (p *Plan) Write(w io.Writer, f *Filter, limit int) error {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	keep, n := p.Selected(f, nil)
-	if f == nil {
-		fmt.Fprintf(tw, "# %s: %d tasks\n", p.Config.Name, len(p.Tasks))
+	what := fmt.Sprintf("the %d %s", n, results.Plural(n, "task", "tasks"))
+	if f != nil {
+		what += " -only selects"
+	}
+	if limit >= 0 && n > limit {
+		fmt.Fprintf(tw, "# the first %d of %s (-tasks lists them all):\n", limit, what)
 	} else {
-		fmt.Fprintf(tw, "# %s: %d of %d tasks (-only %s)\n", p.Config.Name, n, len(p.Tasks), f)
+		fmt.Fprintf(tw, "# %s:\n", what)
+		limit = n
 	}
 	fmt.Fprintf(tw, "dataset\titem\talgorithm\tkey\n")
 	for k, t := range p.Tasks {
+		if limit == 0 {
+			break
+		}
 		if keep(k) {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Dataset.Name, t.Dataset.ID(t.Item), t.Algorithm.Label, t.Key)
+			limit--
 		}
 	}
 	return tw.Flush()

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hcbench/hcbench/internal/english"
 	"github.com/hcbench/hcbench/internal/linelimit"
 )
 
@@ -238,13 +239,8 @@ func OrUnknown(s, unknown string) string {
 	return s
 }
 
-// Plural returns one when n is 1, else many.
-func Plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
+// Plural returns one when n is 1, else many (english.Plural, for the packages that use this one).
+func Plural(n int, one, many string) string { return english.Plural(n, one, many) }
 
 // Session is one process that ran tasks of a run or shard.
 type Session struct {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hcbench/hcbench/datasets/datafile"
 	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/internal/english"
 )
 
 // MergeOptions configure Merge.
@@ -234,7 +235,7 @@ func absentShards(count int, present map[int]string) []string {
 // missingError lists the tasks without a record (the first 20) and the shards not given.
 func missingError(missing []string, planned int, absent []string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "merge: %d of %d planned tasks have no record", len(missing), planned)
+	fmt.Fprintf(&b, "merge: %d of %s %s no record", len(missing), english.Count(planned, "planned task", "planned tasks"), english.Plural(len(missing), "has", "have"))
 	if len(absent) > 0 {
 		fmt.Fprintf(&b, " (shards not given: %s)", strings.Join(absent, ", "))
 	}
@@ -285,7 +286,7 @@ func mergedManifest(shards []shardRun, all []results.Record, planned, missing in
 	m.Status = results.StatusComplete
 	if missing > 0 {
 		m.Status = results.StatusIncomplete
-		m.Warnings = append(m.Warnings, fmt.Sprintf("merged with %d of %d tasks missing (-partial)", missing, planned))
+		m.Warnings = append(m.Warnings, fmt.Sprintf("merged with %d of %s missing (-partial)", missing, english.Count(planned, "task", "tasks")))
 	}
 	return m
 }

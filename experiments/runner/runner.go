@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/hcbench/hcbench/experiments/rundir"
+	"github.com/hcbench/hcbench/internal/english"
 	"io"
 	"log/slog"
 	"maps"
@@ -427,7 +428,7 @@ func (s *itemSet) shortfall(d *inputs.Dataset) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("data set %s: %d of %d items could not be made, and their tasks fail; first: %v", d.Name, n, d.Len(), first)
+	return fmt.Sprintf("data set %s: %d of %s could not be made, and their tasks fail; first: %v", d.Name, n, english.Count(d.Len(), "item", "items"), first)
 }
 
 // loadItems materialises the items that the tasks need (every item, with all) on the worker pool.

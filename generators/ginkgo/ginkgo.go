@@ -16,6 +16,7 @@ import (
 
 	likelihood "github.com/hcbench/hcbench/algorithms/model/ginkgo"
 	"github.com/hcbench/hcbench/datasets/jets"
+	"github.com/hcbench/hcbench/internal/english"
 )
 
 // Jet types with their reference parameters (ginkgo.md §2).
@@ -259,7 +260,7 @@ func Conditioned(ctx context.Context, rng *rand.Rand, p Params, minLeaves, maxLe
 	tooSmall, tooLarge := 0, 0
 	for try := 1; try <= maxTries; try++ {
 		if err := ctx.Err(); err != nil {
-			return jets.Jet{}, try - 1, fmt.Errorf("ginkgo: stopped after %d tries for a jet with %s leaves: %w", try-1, leafRange(minLeaves, maxLeaves), err)
+			return jets.Jet{}, try - 1, fmt.Errorf("ginkgo: stopped after %s for a jet with %s leaves: %w", english.Count(try-1, "try", "tries"), leafRange(minLeaves, maxLeaves), err)
 		}
 		j, err := Generate(rng, p, maxLeaves)
 		if errors.Is(err, ErrTooManyLeaves) {
@@ -278,8 +279,8 @@ func Conditioned(ctx context.Context, rng *rand.Rand, p Params, minLeaves, maxLe
 		}
 		return j, try, nil
 	}
-	return jets.Jet{}, maxTries, fmt.Errorf("no jet with %s leaves in %d tries (%d had fewer, %d more): widen the leaf range, change t_cut, or raise max_tries",
-		leafRange(minLeaves, maxLeaves), maxTries, tooSmall, tooLarge)
+	return jets.Jet{}, maxTries, fmt.Errorf("no jet with %s leaves in %s (%d had fewer, %d more): widen the leaf range, change t_cut, or raise max_tries",
+		leafRange(minLeaves, maxLeaves), english.Count(maxTries, "try", "tries"), tooSmall, tooLarge)
 }
 
 func leafRange(lo, hi int) string {

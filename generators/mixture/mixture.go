@@ -10,6 +10,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+
+	"github.com/hcbench/hcbench/internal/english"
 )
 
 // Kind selects the component distribution.
@@ -59,7 +61,7 @@ func Draw(ctx context.Context, rng *rand.Rand, p Params) (*Data, error) {
 	case p.Components < 1:
 		return nil, fmt.Errorf("mixture: components must be at least 1, got %d", p.Components)
 	case p.Points < p.Components:
-		return nil, fmt.Errorf("mixture: %d points for %d components", p.Points, p.Components)
+		return nil, fmt.Errorf("mixture: %s for %s", english.Count(p.Points, "point", "points"), english.Count(p.Components, "component", "components"))
 	case p.Dims < 1:
 		return nil, fmt.Errorf("mixture: dims must be at least 1, got %d", p.Dims)
 	case !(p.Separation > 0) || math.IsInf(p.Separation, 0):

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/internal/english"
 	"github.com/hcbench/hcbench/reports"
 )
 
@@ -209,7 +210,7 @@ func build(dir string, m results.Manifest) (*page, error) {
 		p.Title = filepath.Base(dir)
 	}
 	p.Bad = m.Status != results.StatusComplete || m.Failed > 0 || m.Finished+m.Failed < m.Tasks
-	p.Status = fmt.Sprintf("%s, %d of %d tasks finished", m.Status, m.Finished, m.Tasks)
+	p.Status = fmt.Sprintf("%s, %d of %s finished", m.Status, m.Finished, english.Count(m.Tasks, "task", "tasks"))
 	if m.Failed > 0 {
 		p.Status += fmt.Sprintf(", %d failed", m.Failed)
 	}
@@ -472,7 +473,7 @@ func summaryRows(m results.Manifest) []row {
 		var ss []string
 		mixed := false
 		for _, se := range m.Sessions {
-			text := fmt.Sprintf("%s, %s: %d records", se.Build, se.Host, se.Records)
+			text := fmt.Sprintf("%s, %s: %s", se.Build, se.Host, english.Count(se.Records, "record", "records"))
 			if se.Shard != nil {
 				text = "shard " + se.Shard.String() + ": " + text
 			}
