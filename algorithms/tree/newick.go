@@ -4,11 +4,28 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Newick writes t in Newick format, ending in ";". Leaves are labelled by names[item] when names is
-// non-nil, else by their 0-based item index. Labels that contain Newick punctuation or blanks are
-// single-quoted, with quotes doubled. Internal nodes are unlabelled and there are no branch lengths.
+// non-nil, else by their 0-based item index. Internal nodes are unlabelled and there are no branch
+// lengths.
+//
+// A label is written as it is only when every character is a letter, a digit or one of
+// !#$%&*+-./<>?@^`|~ (and it is not empty); any other label is quoted as the Newick standard
+// says, in single quotes with a quote inside doubled:
+//
+//	'a b'  'a_b'  'it''s'
+//
+// That quotes more than the standard's punctuation, ()[]':;, and blanks, because readers differ
+// on the rest: DendroPy reads an unquoted _ as a blank and refuses an unquoted " = \ { or }.
+//
+// Bio.Phylo (1.80), DendroPy (4.5.2) and ape (5.7) read a label written unquoted as it is (a
+// test runs them where they are installed). Of a quoted label, Bio.Phylo and DendroPy read the
+// name and ape keeps the quotes in the tip label, except: Bio.Phylo reads no doubled quote or
+// line break, and takes \' for an escaped quote, so that a label ending in a backslash runs on;
+// DendroPy reads a quoted label of one of ( ) , : ; alone as that punctuation; ape makes the
+// label of a doubled quote NA. No writing of those names is read right by them.
 func (t *Tree) Newick(names []string) string {
 	var b strings.Builder
 	var write func(v int)
@@ -36,10 +53,24 @@ func (t *Tree) Newick(names []string) string {
 	return b.String()
 }
 
+// newickPunctuation ends an unquoted label when reading.
 const newickPunctuation = "()[]':;, \t\n\r"
 
+// plainLabel reports whether s may be written without quotes (see Tree.Newick).
+func plainLabel(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("!#$%&*+-./<>?@^`|~", r) {
+			return false
+		}
+	}
+	return true
+}
+
 func quoteLabel(s string) string {
-	if s != "" && !strings.ContainsAny(s, newickPunctuation) {
+	if plainLabel(s) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
