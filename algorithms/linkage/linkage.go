@@ -25,7 +25,11 @@
 // smallest distance from the tree. The merges are then sorted by height, stably. Distances are
 // compared exactly after the same floating-point operations as scipy's (its update formulas,
 // evaluated in its order, never fused), so the trees are scipy's merge for merge, ties
-// included: the tests compare them with trees written by scipy 1.10.1 (testdata/).
+// included: the tests compare them with trees written by scipy 1.10.1 (testdata/). There are
+// two exceptions, both from rounding: a merge that rounding puts below one of its children's,
+// which scipy's sort places first and its labelling then attaches to other clusters (another
+// tree; Run keeps the one the algorithm built, see there), and a Ward update that rounding
+// makes negative, NaN in scipy and 0 here.
 package linkage
 
 import (
