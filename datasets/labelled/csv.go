@@ -35,8 +35,9 @@ type CSVOptions struct {
 // Every row must have as many fields as the header (Header "names"), as the first row (Header
 // "none"), or n_features+1 (Header "sklearn", whose rows are the features then the class index, as
 // scikit-learn's load_csv_data reads them; the header's n_samples must equal the number of rows).
-// Feature cells that are empty, "NA" or "NaN" are missing (NaN in X, counted in Missing); other
-// cells must be finite numbers. An empty label cell, or one equal to o.Unknown, is unknown ("").
+// Feature cells that are empty or "NA" (any case) are missing (NaN in X, counted in Missing); other
+// cells must be finite numbers, and "NaN" is refused (see parseValue). Item names and labels must
+// be UTF-8 text. An empty label cell, or one equal to o.Unknown, is unknown ("").
 // With Header "sklearn" the other label cells must be class indices 0 ≤ k < number of class names,
 // and the label is the k-th class name. Item names, from o.NameColumn, must be non-empty and
 // unique; without a name column items are named "0", "1", ... by row.
@@ -138,6 +139,11 @@ func readCSV(r io.Reader, name string, o CSVOptions, maxText int64) (*Data, erro
 			return nil, fmt.Errorf("%s:%d: sklearn header starts %q,%q, want n_samples ≥ 0 and n_features ≥ 1 as integers", name, firstLine, first[0], first[1])
 		}
 		nSamples, classes = ns, first[2:]
+		for k, c := range classes {
+			if msg := textError("class name", c); msg != "" {
+				return nil, fmt.Errorf("%s:%d: column %d: %s", name, firstLine, k+3, msg)
+			}
+		}
 		// Take the row width from the first data row, so that a huge n_features allocates nothing.
 		rec, line, err := read()
 		if err == io.EOF {
@@ -256,6 +262,10 @@ rows:
 				bad.Addf(line, "column %d: empty item name", nameCol+1)
 				continue
 			}
+			if msg := textError("item name", item); msg != "" {
+				bad.Addf(line, "column %d: %s", nameCol+1, msg)
+				continue
+			}
 			if prev, dup := names[item]; dup {
 				bad.Addf(line, "item name %q already used on line %d", item, prev)
 				continue
@@ -264,6 +274,10 @@ rows:
 		}
 		if labelCol >= 0 {
 			l := rec[labelCol]
+			if msg := textError("label", l); msg != "" {
+				bad.Addf(line, "column %d: %s", labelCol+1, msg)
+				continue
+			}
 			if l == o.Unknown {
 				l = ""
 			}

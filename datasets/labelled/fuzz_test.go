@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/hcbench/hcbench/datasets/labelled"
 	"github.com/hcbench/hcbench/internal/limittest"
@@ -94,6 +95,9 @@ func checkData(t *testing.T, d *labelled.Data, labels bool) {
 			t.Fatalf("row %d: name %q empty or repeated", i, d.Names[i])
 		}
 		seen[d.Names[i]] = true
+		if !utf8.ValidString(d.Names[i]) || d.Labels != nil && !utf8.ValidString(d.Labels[i]) {
+			t.Fatalf("row %d: name %q or label not UTF-8 text", i, d.Names[i])
+		}
 	}
 	if nan != d.Missing {
 		t.Fatalf("Missing %d, %d NaN cells", d.Missing, nan)

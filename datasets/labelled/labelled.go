@@ -15,6 +15,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Data is a table of items (rows) with feature vectors, names and optional class labels.
@@ -159,9 +160,11 @@ func ReadLimit(r io.Reader, name, format string, o CSVOptions, maxText int64) (*
 	return nil, fmt.Errorf("%s: unknown format %q (want pam50 or csv)", name, format)
 }
 
-// parseValue reads one feature cell. Empty cells, "NA" (any case) and NaN spellings that strconv
-// accepts ("NaN", "nan") are missing; ±Inf and out-of-range numbers are errors. msg describes a
-// bad cell.
+// parseValue reads one feature cell. Empty cells and "NA" (any case) are missing; NaN (any
+// spelling strconv accepts), ±Inf and out-of-range numbers are errors. A NaN is refused, not
+// taken for a missing value, because it is what a computation leaves that had no value to
+// give (0/0, a constant column standardised), which reading it as missing would hide. msg
+// describes a bad cell.
 func parseValue(s string) (v float64, missing bool, msg string) {
 	if s == "" || len(s) == 2 && (s[0] == 'N' || s[0] == 'n') && (s[1] == 'A' || s[1] == 'a') {
 		return math.NaN(), true, ""
@@ -173,11 +176,20 @@ func parseValue(s string) (v float64, missing bool, msg string) {
 	case err != nil:
 		return 0, false, fmt.Sprintf("%q is not a number", s)
 	case math.IsNaN(v):
-		return math.NaN(), true, ""
+		return 0, false, fmt.Sprintf("%q is not a number: leave a missing value empty or write NA (a NaN is often the result of 0/0)", s)
 	case math.IsInf(v, 0):
 		return 0, false, fmt.Sprintf("%q is not a finite number", s)
 	}
 	return v, false, ""
+}
+
+// textError describes a name or label cell that is not UTF-8 text, or returns "". Such bytes
+// would all become U+FFFD in the records' JSON, so that different labels would read the same.
+func textError(what, s string) string {
+	if utf8.ValidString(s) {
+		return ""
+	}
+	return fmt.Sprintf("%s %q is not UTF-8 text; convert the file to UTF-8 (for example iconv -f latin1 -t utf-8)", what, s)
 }
 
 func countNaN(row []float64) int {

@@ -153,10 +153,10 @@ func (lr *lineReader) nextNonBlank() (string, bool, error) {
 
 // ReadPAM50 reads UNC's PAM50 training matrix as distributed (220arrays_nonUBCcommon+12normal_50g.txt,
 // pam50.md §2): tab-separated, CRLF or LF line endings, genes in rows and samples in columns.
-//   - Line 1: an empty corner cell, then the sample names (non-empty, unique).
-//   - Line 2: `subtype`, then one label per sample; an empty cell is an unknown label ("").
+//   - Line 1: an empty corner cell, then the sample names (non-empty, unique, UTF-8).
+//   - Line 2: `subtype`, then one label (UTF-8) per sample; an empty cell is an unknown label ("").
 //   - Then one line per gene: its symbol (non-empty, unique), then one value per sample; an empty
-//     cell, "NA" or "NaN" is missing and stored as NaN.
+//     cell or "NA" is missing and stored as NaN ("NaN" is refused, see parseValue).
 //
 // The result has one item per sample, Features the gene symbols in file order, and Labels always
 // set (all "" when no sample has a label). Blank lines are skipped; a UTF-8 byte order mark and gzip
@@ -207,6 +207,9 @@ func readPAM50(r io.Reader, name string, maxText int64) (*Data, error) {
 		if prev, dup := seen[s]; dup {
 			return nil, fmt.Errorf("%s:%d: column %d: sample name %q is also in column %d", name, hl, i+2, s, prev+2)
 		}
+		if msg := textError("sample name", s); msg != "" {
+			return nil, fmt.Errorf("%s:%d: column %d: %s", name, hl, i+2, msg)
+		}
 		seen[s] = i
 		d.Names[i] = s
 	}
@@ -227,6 +230,9 @@ func readPAM50(r io.Reader, name string, maxText int64) (*Data, error) {
 	}
 	for i := range n {
 		d.Labels[i] = strings.TrimSpace(sf[i+1])
+		if msg := textError("subtype", d.Labels[i]); msg != "" {
+			return nil, fmt.Errorf("%s:%d: column %d: %s", name, lr.line, i+2, msg)
+		}
 	}
 
 	var cols [][]float64 // cols[g][i]: gene g of sample i

@@ -56,7 +56,7 @@ func TestReadPAM50Accepts(t *testing.T) {
 		"blank lines":  strings.Replace(smallPAM50, "G2", "\r\n  \nG2", 1) + "\n\n",
 		"gzip":         gz(t, "\ufeff"+strings.ReplaceAll(smallPAM50, "\n", "\r\n")),
 		"NA":           strings.Replace(smallPAM50, "\t\nG2", "\tNA\nG2", 1),
-		"NaN":          strings.Replace(smallPAM50, "\t\nG2", "\tNaN\nG2", 1),
+		"na":           strings.Replace(smallPAM50, "\t\nG2", "\tna\nG2", 1),
 	}
 	for name, text := range variants {
 		d, err := labelled.ReadPAM50(strings.NewReader(text), name)
@@ -91,6 +91,9 @@ func TestReadPAM50Errors(t *testing.T) {
 		{"dup gene", strings.Replace(smallPAM50, "G2", "G1", 1), `dup gene:4: gene "G1" already on line 3`},
 		{"empty gene", strings.Replace(smallPAM50, "G2", " ", 1), "empty gene:4: empty gene symbol"},
 		{"old Mac", strings.ReplaceAll(smallPAM50, "\n", "\r"), "old Mac:1: carriage return inside the line"},
+		{"NaN", strings.Replace(smallPAM50, "\t\nG2", "\tNaN\nG2", 1), `NaN:3: column 4 (sample S3): "NaN" is not a number: leave a missing value empty or write NA`},
+		{"Latin-1 sample", strings.Replace(smallPAM50, "S2", "caf\xe9", 1), `Latin-1 sample:1: column 3: sample name "caf\xe9" is not UTF-8 text; convert the file to UTF-8`},
+		{"Latin-1 subtype", strings.Replace(smallPAM50, "LumA", "Lum\xc1", 1), `Latin-1 subtype:2: column 4: subtype "Lum\xc1" is not UTF-8 text`},
 		{"bad gzip", "\x1f\x8b\x08garbage", "bad gzip: starts like gzip but is not a valid gzip stream"},
 		{"truncated gzip", gz(t, smallPAM50)[:30], "damaged gzip data"},
 	}
@@ -130,7 +133,7 @@ func TestReadCSVAccepts(t *testing.T) {
 		{"gzip", gz(t, "\ufeff"+strings.ReplaceAll(smallCSV, "\n", "\r\n")), smallOptions},
 		{"positions, default header", smallCSV, positions},
 		{"ignored twice", smallCSV, labelled.CSVOptions{LabelColumn: "subtype", NameColumn: "sample", Ignore: []string{"index", "1"}, Unknown: "Unknown"}},
-		{"quotes and spaces", "index, sample ,subtype,G1,G2\n1,\"a\",Basal, 1.5 ,0\n\n2,b,,-2,\"\"\n3,c,LumA,nan,4", smallOptions},
+		{"quotes and spaces", "index, sample ,subtype,G1,G2\n1,\"a\",Basal, 1.5 ,0\n\n2,b,,-2,\"\"\n3,c,LumA,na,4", smallOptions},
 		{"no final EOL", strings.TrimSuffix(smallCSV, "\n"), smallOptions},
 	}
 	for _, c := range cases {
@@ -189,6 +192,10 @@ func TestReadCSVErrors(t *testing.T) {
 		{"not a number", strings.Replace(smallCSV, "-2", "abc", 1), smallOptions, `not a number:3: column 4 (G1): "abc" is not a number`},
 		{"not a number, no header", "1,2,A\n1,abc,B\n", labelled.CSVOptions{Header: "none"}, `not a number, no header:2: column 2: "abc" is not a number`},
 		{"inf", strings.Replace(smallCSV, "-2", "-Inf", 1), smallOptions, `inf:3: column 4 (G1): "-Inf" is not a finite number`},
+		{"NaN", strings.Replace(smallCSV, "-2", "NaN", 1), smallOptions, `NaN:3: column 4 (G1): "NaN" is not a number: leave a missing value empty or write NA`},
+		{"nan, no header", "1,2,A\n1,nan,B\n", labelled.CSVOptions{Header: "none"}, `nan, no header:2: column 2: "nan" is not a number: leave a missing value empty or write NA`},
+		{"Latin-1 name", strings.Replace(smallCSV, ",b,", ",caf\xe9,", 1), smallOptions, `Latin-1 name:3: column 2: item name "caf\xe9" is not UTF-8 text; convert the file to UTF-8`},
+		{"Latin-1 label", strings.Replace(smallCSV, "Basal", "Bas\xe1l", 1), smallOptions, `Latin-1 label:2: column 3: label "Bas\xe1l" is not UTF-8 text`},
 		{"dup name", strings.Replace(smallCSV, ",c,", ",a,", 1), smallOptions, `dup name:4: item name "a" already used on line 2`},
 		{"empty name", strings.Replace(smallCSV, ",c,", ",,", 1), smallOptions, "empty name:4: column 2: empty item name"},
 		{"dup column", "a,a,c\n1,2,3\n", labelled.CSVOptions{}, `dup column:1: columns 1 and 2 are both named "a"`},
@@ -210,6 +217,7 @@ func TestReadCSVErrors(t *testing.T) {
 		{"sklearn no rows", "1,1,a\n", labelled.CSVOptions{Header: "sklearn"}, "sklearn no rows: no data rows"},
 		{"sklearn bad header", "n,2,a\n1,2,0\n", labelled.CSVOptions{Header: "sklearn"}, "sklearn bad header:1: sklearn header starts"},
 		{"sklearn no classes", "1,1\n1,0\n", labelled.CSVOptions{Header: "sklearn"}, "lists no class names"},
+		{"sklearn Latin-1 class", "1,1,a,\xe9t\xe9\n1,0\n", labelled.CSVOptions{Header: "sklearn"}, `sklearn Latin-1 class:1: column 4: class name "\xe9t\xe9" is not UTF-8 text`},
 		{"bare quote", "a,b\n1,x\"y\n", labelled.CSVOptions{}, `bare quote:2:`},
 		{"truncated gzip", gz(t, smallCSV)[:40], smallOptions, "damaged gzip data"},
 	}
