@@ -82,8 +82,8 @@ func solveLinkage(ctx context.Context, p *LinkageParams, t Task, _ Run) (Solutio
 		}
 		tr, _, err = linkage.Run(ctx, len(it.Vectors), d, method)
 	case "weights":
-		m, err := NeedModel("linkage with distance: weights", it)
-		if err != nil {
+		var m model.Model
+		if m, err = NeedModel("linkage with distance: weights", it); err != nil {
 			return Solution{}, err
 		}
 		cm, ok := m.(*correlation.Model)
