@@ -130,7 +130,7 @@ func TestDataFetchVerifyList(t *testing.T) {
 		t.Errorf("verify: %d\n%q\n%s", code, out, errOut)
 	}
 	code, out, errOut = run(t, context.Background(), "data", "verify", "-data", dir, "other")
-	if code != ExitFailure || errOut != "other/other.txt: missing\nhcbench data verify: 1 problems; fetch the files again with: hcbench data fetch other\n" {
+	if code != ExitFailure || errOut != "other/other.txt: missing\nhcbench data verify: 1 problem; fetch the files again with: hcbench data fetch other\n" {
 		t.Errorf("verify of a set not fetched: %d\n%s%q", code, out, errOut)
 	}
 
@@ -139,7 +139,7 @@ func TestDataFetchVerifyList(t *testing.T) {
 	useDataTestCatalog(t, map[string]string{datadir.EnvDir: dir, datadir.EnvMirror: srv.URL})
 	before := hits()
 	code, out, errOut = run(t, context.Background(), "data", "fetch")
-	if code != ExitOK || !strings.Contains(out, "data directory: "+dir+" ($HCBENCH_DATA)") || !strings.Contains(out, "1 files installed, 4 already present") {
+	if code != ExitOK || !strings.Contains(out, "data directory: "+dir+" ($HCBENCH_DATA)") || !strings.Contains(out, "1 file installed, 4 already present") {
 		t.Errorf("second fetch: %d\n%s%s", code, out, errOut)
 	}
 	if hits()-before != 1 {

@@ -17,6 +17,8 @@ import (
 	"math"
 	"math/big"
 	"unicode/utf8"
+
+	"github.com/hcbench/hcbench/internal/english"
 )
 
 // Tuple is a Python tuple.
@@ -104,7 +106,7 @@ func Load(data []byte) (any, error) {
 		return nil, err
 	}
 	if m.pos != len(data) {
-		return nil, fmt.Errorf("pickle: %d bytes follow the end of the pickle at byte %d", len(data)-m.pos, m.pos)
+		return nil, fmt.Errorf("pickle: %s the end of the pickle at byte %d", english.Count(len(data)-m.pos, "byte follows", "bytes follow"), m.pos)
 	}
 	return v, nil
 }

@@ -91,7 +91,7 @@ func TestLoadRefusesOutsideTheSubset(t *testing.T) {
 		{"protocol 4", append([]byte{0x80, 4}, synth[2:]...), "pickle protocol 4"},
 		{"unknown opcode", []byte{0x80, 2, 'S', '\'', 'x', '\'', '\n', '.'}, "opcode 0x53 (unknown) is outside the subset"},
 		{"truncated", synth[:len(synth)/2], "truncated"},
-		{"trailing bytes", append(append([]byte{}, synth...), 'N'), "1 bytes follow the end"},
+		{"trailing bytes", append(append([]byte{}, synth...), 'N'), "1 byte follows the end"},
 		{"zip storage", zipStoragePickle(), "zip format of torch.save"},
 	}
 	for _, c := range cases {

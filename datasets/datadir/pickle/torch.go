@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+
+	"github.com/hcbench/hcbench/internal/english"
 )
 
 // legacyMagic is the magic number that opens torch's legacy (non-zip) torch.save format.
@@ -129,7 +131,7 @@ func loadStorage(b []byte) (*Storage, error) {
 		}
 	}
 	if m.pos != len(m.data) {
-		return nil, fmt.Errorf("torch legacy archive: %d bytes follow the storage data", len(m.data)-m.pos)
+		return nil, fmt.Errorf("torch legacy archive: %s the storage data", english.Count(len(m.data)-m.pos, "byte follows", "bytes follow"))
 	}
 	return st, nil
 }
