@@ -104,7 +104,7 @@ print(json.dumps(report))
 	if err := os.WriteFile(script, []byte(harness), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(py, script, out)
+	cmd := exec.Command(py, "-W", "error", script, out) // a warning of the recipe fails the test
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	b, err := cmd.Output()
