@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,8 +34,9 @@ func (p *CaterpillarParams) Check(c registry.Checker) {
 }
 
 func solveCaterpillar(_ context.Context, p *CaterpillarParams, t registry.Task, _ registry.Run) (registry.Solution, error) {
-	if t.Item.Model == nil {
-		return registry.Solution{}, fmt.Errorf("caterpillar %w", registry.ErrNoModel)
+	m, err := registry.NeedModel("caterpillar", t.Item) // the split model, or why the item has none
+	if err != nil {
+		return registry.Solution{}, err
 	}
 	n := t.Item.Leaves()
 	leaf := func(k int) int {
@@ -57,7 +57,7 @@ func solveCaterpillar(_ context.Context, p *CaterpillarParams, t registry.Task, 
 	if err != nil {
 		return registry.Solution{}, err
 	}
-	ll, err := model.TreeLogLikelihood(t.Item.Model, tr)
+	ll, err := model.TreeLogLikelihood(m, tr)
 	return registry.Solution{Tree: tr, LogLikelihood: ll}, err
 }
 
