@@ -24,6 +24,20 @@ type Model interface {
 	NewClusters() Clusters
 }
 
+// Relabeler is a Model whose items can be renumbered without computing it again. Every model
+// of this module is one: hcbench gives the algorithms an item's leaves in an order drawn from the
+// item's seed, never the data's own (which can list the leaves class by class), and renumbers the
+// model built on the data's order (experiments/item).
+type Relabeler interface {
+	Model
+	// Relabel renumbers the items in place: item i becomes the former item order[i], and every
+	// split scores as the same split of the former items did (to the bit where the model sums
+	// the same items in the same sequence; its subset tables sum in index order, so they may
+	// differ by rounding). Precondition: order is a permutation of 0..Items()−1, and no Clusters
+	// or SubsetScorer of the model is in use.
+	Relabel(order []int)
+}
+
 // Clusters is a growing store of cluster summaries, so that algorithms can score candidate splits
 // without recomputing what a cluster holds. Ids 0..Items()−1 are the singletons {i}; Merge adds new
 // ids. A Clusters is not safe for concurrent use; make one per goroutine.

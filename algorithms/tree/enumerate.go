@@ -92,6 +92,20 @@ func (t *Tree) Clone() *Tree {
 	return c
 }
 
+// Relabel returns a deep copy of t whose leaf holding item i holds item to[i] instead: the same
+// nodes, in the same order, with the same children, so that only the leaves' numbers change. It
+// renumbers a tree between two orders of the same items (see experiments/item).
+// Precondition: to is a permutation of 0..t.Items()−1 (indexed by every item of t).
+func (t *Tree) Relabel(to []int) *Tree {
+	c := t.Clone()
+	for i, nd := range c.Nodes {
+		if nd.IsLeaf() {
+			c.Nodes[i].Item = to[nd.Item]
+		}
+	}
+	return c
+}
+
 // NumBinary returns (2n−3)!!, the number of binary trees over n ≥ 2 items, as a float64. It is
 // exact up to n = 16 (29!! ≈ 6.2e15 < 2^53). From n = 17 on the value is not representable
 // (31!! = 191898783962510625, NumBinary(17) = 1.9189878396251066e17), and each of the n−2

@@ -208,3 +208,36 @@ func ExampleTree_Newick() {
 	// ((2,0),1);
 	// ((a,c),b);
 }
+
+// TestRelabel renumbers the leaves of every tree of 5 items by a permutation: the result is the
+// tree written with each item i named to[i] (same nodes, same child order), relabelling it by the
+// inverse gives the tree back, and the original is not changed.
+func TestRelabel(t *testing.T) {
+	to := []int{3, 0, 4, 1, 2}
+	inv := make([]int, len(to))
+	names := make([]string, len(to))
+	for i, j := range to {
+		inv[j] = i
+		names[i] = fmt.Sprint(j)
+	}
+	for tr := range AllBinary(5) {
+		before := tr.Newick(nil)
+		r := tr.Relabel(to)
+		if err := r.Validate(5); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := r.Newick(nil), tr.Newick(names); got != want {
+			t.Fatalf("Relabel(%s) = %s, want %s", before, got, want)
+		}
+		if got := r.Relabel(inv).Newick(nil); got != before {
+			t.Fatalf("Relabel by the inverse of Relabel(%s) = %s", before, got)
+		}
+		if tr.Newick(nil) != before {
+			t.Fatalf("Relabel changed its receiver %s to %s", before, tr.Newick(nil))
+		}
+	}
+	rose, _ := ParseNewick("((0,1,2),3);", nil)
+	if got := rose.Relabel([]int{1, 2, 3, 0}).Newick(nil); got != "((1,2,3),0);" {
+		t.Errorf("rose tree relabelled to %s", got)
+	}
+}

@@ -260,6 +260,26 @@ func centred(x []float64) []float64 {
 // Items returns the number of vectors.
 func (m *Model) Items() int { return len(m.w) }
 
+var _ model.Relabeler = (*Model)(nil)
+
+// Relabel renumbers the vectors (see model.Relabeler): vector i becomes the former vector
+// order[i], so w_ij becomes the former w_{order[i], order[j]}. It permutes the weights in place,
+// with O(n) more memory: no second copy of the n² weights.
+func (m *Model) Relabel(order []int) {
+	rows := make([][]float64, len(order))
+	for i, o := range order {
+		rows[i] = m.w[o]
+	}
+	m.w = rows
+	tmp := make([]float64, len(order))
+	for _, row := range m.w {
+		for j, o := range order {
+			tmp[j] = row[o]
+		}
+		copy(row, tmp)
+	}
+}
+
 // Weights returns the weight matrix (not a copy; do not modify). The diagonal is 0.
 func (m *Model) Weights() [][]float64 { return m.w }
 

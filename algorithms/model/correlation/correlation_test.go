@@ -8,6 +8,7 @@ import (
 
 	"github.com/hcbench/hcbench/algorithms/logspace"
 	"github.com/hcbench/hcbench/algorithms/model"
+	"github.com/hcbench/hcbench/algorithms/model/modeltest"
 	"github.com/hcbench/hcbench/algorithms/tree"
 	"github.com/hcbench/hcbench/algorithms/trellis"
 )
@@ -270,6 +271,32 @@ func TestMAPDoesNotDependOnBeta(t *testing.T) {
 		}
 		if ties.Trees != trees {
 			t.Errorf("β = %v: %v trees reach the MAP, at β = 0.05 %v", beta, ties.Trees, trees)
+		}
+	}
+}
+
+// TestRelabel: a model renumbered by a permutation holds the former weights renumbered, and
+// scores every split as the model on the former vectors did, to the bit.
+func TestRelabel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := randomVectors(rng, 11, 6)
+	for _, p := range []Params{{Beta: 0.7}, {Beta: 2, Ordered: true, Similarity: Pearson, Centering: MeanWithoutDiag}} {
+		build := func() *Model {
+			m, err := New(t.Context(), x, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}
+		a, b := build(), build()
+		order := rng.Perm(len(x))
+		modeltest.CheckRelabel(t, a, b, order, rng)
+		for i := range x {
+			for j := range x {
+				if b.Weights()[i][j] != a.Weights()[order[i]][order[j]] {
+					t.Fatalf("w[%d][%d] = %v relabelled, want the former w[%d][%d] = %v", i, j, b.Weights()[i][j], order[i], order[j], a.Weights()[order[i]][order[j]])
+				}
+			}
 		}
 	}
 }

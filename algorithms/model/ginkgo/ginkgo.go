@@ -308,6 +308,18 @@ func leafList(idx []int) string {
 // Items returns the number of leaves.
 func (m *Model) Items() int { return len(m.leaves) }
 
+var _ model.Relabeler = (*Model)(nil)
+
+// Relabel renumbers the leaves (see model.Relabeler): leaf i becomes the former leaf order[i].
+// The model takes a renumbered copy of its leaves, so the slice given to New is not changed.
+func (m *Model) Relabel(order []int) {
+	leaves := make([][4]float64, len(order))
+	for i, o := range order {
+		leaves[i] = m.leaves[o]
+	}
+	m.leaves = leaves
+}
+
 // Params returns the parameters the model was built with.
 func (m *Model) Params() Params { return m.p }
 

@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hcbench/hcbench/algorithms/model"
 	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
+	"github.com/hcbench/hcbench/algorithms/model/ginkgo/ginkgotest"
+	"github.com/hcbench/hcbench/algorithms/model/modeltest"
 	"github.com/hcbench/hcbench/algorithms/tree"
 	"github.com/hcbench/hcbench/datasets/datadir/datatest"
 	"github.com/hcbench/hcbench/datasets/jets"
@@ -938,5 +941,23 @@ func TestClusterFromItems(t *testing.T) {
 				t.Fatalf("%v: split %v | %v scores %v from items, %v by merges", v, a, b, got, want)
 			}
 		}
+	}
+}
+
+// TestRelabel: a model renumbered by a permutation scores every split as the model on the
+// former leaves did, to the bit (both versions and root rules), and the leaves given to New are
+// not changed.
+func TestRelabel(t *testing.T) {
+	rng := newRNG(20)
+	j := ginkgotest.RandomJet(t, rng, 11)
+	orig := slices.Clone(j.Leaves)
+	for _, v := range versions {
+		for _, root := range []ginkgo.RootLambda{ginkgo.RootLambdaGenerative, ginkgo.RootLambdaUniform} {
+			p := ginkgo.Params{Version: v, RootLambda: root, Lambda: j.Lambda, LambdaRoot: j.RootLambdaOrDefault(), TCut: j.TCut}
+			modeltest.CheckRelabel(t, newModel(t, j.Leaves, p), newModel(t, j.Leaves, p), rng.Perm(len(j.Leaves)), rng)
+		}
+	}
+	if !slices.Equal(j.Leaves, orig) {
+		t.Error("Relabel changed the leaves the model was made from")
 	}
 }
