@@ -41,6 +41,7 @@ var Modes = map[string]string{
 	"greedy-names":  "as greedy, Newick with the leaves named by names",
 	"scipy-merges":  "as greedy, merges as scipy's 4-column float rows",
 	"caterpillar":   "merges ((0,1),2),… by index, for any item",
+	"adjacent":      "merges by index pairing adjacent leaves, (0,1), (2,3), …, then adjacent pairs of those, and so on up to the root: blind to the data, it reads only n and sees only the order of the leaves",
 	"noop":          "a fixed caterpillar at once, reading only the task and n (the overhead benchmark)",
 	"error":         "an error answer",
 	"wrong-key":     "an answer for another task",
@@ -202,6 +203,9 @@ func answer(mode string, req *Request, served int) (map[string]any, string, int)
 	case "caterpillar":
 		a["merges"] = caterpillarMerges(n)
 		return a, "", -1
+	case "adjacent":
+		a["merges"] = AdjacentMerges(n)
+		return a, "", -1
 	case "exit":
 		fmt.Fprintln(os.Stderr, "Traceback (most recent call last):")
 		fmt.Fprintln(os.Stderr, "RuntimeError: boom on item "+req.Item)
@@ -330,6 +334,31 @@ func caterpillarMerges(n int) [][2]int {
 	for i := 1; i < n; i++ {
 		ms = append(ms, [2]int{prev, i})
 		prev = n + i - 1
+	}
+	return ms
+}
+
+// AdjacentMerges returns the merges of the adjacent mode over n leaves (nodes 0..n−1 the
+// leaves, merge k making node n+k): the leaves paired in their order, (0,1), (2,3), …, then the
+// pairs paired likewise, a node left over at the end of a level carried up to the next, until one
+// node remains. On leaves listed class by class in blocks of a power of two, every class is a
+// clade of its tree: a program that reads nothing but the order scores purity 1.
+func AdjacentMerges(n int) [][2]int {
+	ms := [][2]int{}
+	level := make([]int, n)
+	for i := range level {
+		level[i] = i
+	}
+	for len(level) > 1 {
+		next := make([]int, 0, (len(level)+1)/2)
+		for i := 0; i+1 < len(level); i += 2 {
+			ms = append(ms, [2]int{level[i], level[i+1]})
+			next = append(next, n+len(ms)-1)
+		}
+		if len(level)%2 == 1 {
+			next = append(next, level[len(level)-1])
+		}
+		level = next
 	}
 	return ms
 }
