@@ -56,8 +56,9 @@ func checkCounts(byLabel map[string][]int, labels []string, unknownRows []int, p
 
 // Stratified draws, for each known label in sorted order, perLabel items without replacement, then
 // unknown items among those with the unknown label "", using rng (pam50.md §6: two of each of the
-// five subtypes and two unknown give 12 items). It returns row indices sorted ascending, the order
-// of the trellis leaves (pam50.md §6).
+// five subtypes and two unknown give 12 items). It returns row indices sorted ascending (pam50.md
+// §6), which lists rows grouped by label where the file is: hcbench gives them to its algorithms
+// in an order drawn from the item's seed instead (experiments/item).
 //
 // It never returns two items whose vectors are identical as X holds them now (NaN matching NaN):
 // a drawn item identical to one already chosen is discarded and another is drawn, as pam50.md §6

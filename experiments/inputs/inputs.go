@@ -5,6 +5,7 @@
 package inputs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/hcbench/hcbench/experiments/config"
 	"github.com/hcbench/hcbench/experiments/item"
 	"github.com/hcbench/hcbench/experiments/registry"
+	"github.com/hcbench/hcbench/experiments/seeds"
 )
 
 // Dataset is a config data set opened for planning. Its item ids are known before anything is
@@ -32,6 +34,10 @@ type Dataset struct {
 	load     func(ctx context.Context, i int) (*item.Item, error)
 	size     item.Size
 	file     *FileSum
+	// seed is the master seed, and orderName the name of the streams that draw the items' leaf
+	// orders (registry.Data.OrderName).
+	seed      uint64
+	orderName string
 }
 
 // FileSum identifies the data file a data set read: its path as the config writes it, the
@@ -63,10 +69,19 @@ func (d *Dataset) ID(i int) string { return d.ids[i] }
 func (d *Dataset) HasTruth(i int) bool { return d.hasTruth(i) }
 
 // Load materialises item i. For generated data it draws from the stream keyed by the data set
-// name and item id, so item i is the same whatever else the config holds. It returns ctx's error
-// when ctx is cancelled.
+// name and item id, so item i is the same whatever else the config holds. Its leaves are then
+// put in the order the algorithms are given them (item.Item.Present): a uniformly random
+// permutation of the data's order, drawn from the stream of registry.OrderKey (with the data
+// set's name, or a table's sample_key, and the item id), so never grouped by class, component or
+// generating tree, and the same whatever the number of workers. It returns ctx's error when ctx
+// is cancelled.
 func (d *Dataset) Load(ctx context.Context, i int) (*item.Item, error) {
 	it, err := d.load(ctx, i)
+	if err == nil {
+		key := registry.OrderKey(d.orderName, d.ids[i])
+		it.OrderSeed = seeds.Uint64(d.seed, key)
+		err = it.Present(seeds.Stream(d.seed, key).Perm(it.Leaves()))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("data set %s, item %s: %w", d.Name, d.ids[i], err)
 	}
@@ -111,6 +126,7 @@ func Open(ctx context.Context, cfg *config.Config, ds config.Dataset) (*Dataset,
 		return nil, inDataset(ds.Name, err)
 	}
 	d.ids, d.hasTruth, d.load, d.size = data.IDs, data.HasTruth, data.Load, data.Size
+	d.seed, d.orderName = cfg.Seed, cmp.Or(data.OrderName, ds.Name)
 	return d, nil
 }
 

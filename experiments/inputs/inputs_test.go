@@ -12,6 +12,7 @@ import (
 	"github.com/hcbench/hcbench/algorithms/model"
 	"github.com/hcbench/hcbench/datasets/jets"
 	"github.com/hcbench/hcbench/experiments/config"
+	"github.com/hcbench/hcbench/experiments/item"
 	"github.com/hcbench/hcbench/experiments/registry"
 )
 
@@ -103,7 +104,8 @@ algorithms: [truth]
 		if p := d.Params(); p["likelihood"] != c.likelihood || p["root_lambda"] != c.rootLambda {
 			t.Errorf("%s: data params say %v, %v; want %s, %s", d.Name, p["likelihood"], p["root_lambda"], c.likelihood, c.rootLambda)
 		}
-		// The truth score is the model's own, exactly: the item's model is the resolved one.
+		// The truth score is the model's own, exactly: the item's model is the resolved one (and
+		// the order the leaves are given in changes nothing).
 		it, err := d.Load(context.Background(), 0)
 		if err != nil {
 			t.Fatal(err)
@@ -112,7 +114,7 @@ algorithms: [truth]
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := model.TreeLogLikelihood(m, it.Truth)
+		want, err := model.TreeLogLikelihood(m, it.DataTree(it.Truth))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,8 +207,8 @@ algorithms: [greedy]
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(it.Positions) != "[4 5 6 7 8 9]" || it.Names[0] != "b1" || it.MissingCells == nil || *it.MissingCells != 1 {
-		t.Errorf("positions %v, names %v, missing cells %v", it.Positions, it.Names, it.MissingCells)
+	if pos, names := item.InData(it, it.Positions), item.InData(it, it.Names); fmt.Sprint(pos) != "[4 5 6 7 8 9]" || names[0] != "b1" || it.MissingCells == nil || *it.MissingCells != 1 {
+		t.Errorf("positions %v, names %v, missing cells %v in the data's order", pos, names, it.MissingCells)
 	}
 	if p := it.DataParams; p["missing"] != "mask" || p["similarity"] != "cosine" || p["centering"] != "mean_with_diag" || p["within_pairs"] != "unordered" || p["beta"] != 1.0 || fmt.Sprint(p["classes"]) != "[b c]" {
 		t.Errorf("data params %v", p)

@@ -1,15 +1,27 @@
 // Package item is the unit an algorithm clusters: an Item (a jet, or a table of labelled vectors,
-// with its split model and truth), and the Size of a data set's items, which the memory estimates
-// read before any item exists. The data sources make items; the algorithms read them.
+// with its split model and truth), the order in which its leaves are given to the algorithms, and
+// the Size of a data set's items, which the memory estimates read before any item exists. The
+// data sources make items; the algorithms read them.
 package item
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/hcbench/hcbench/algorithms/model"
 	"github.com/hcbench/hcbench/algorithms/tree"
 	"github.com/hcbench/hcbench/datasets/jets"
 )
 
 // Item is one unit of data that an algorithm clusters, for example one jet.
+//
+// A source makes an item in its data's own order: a file's rows as drawn, a generator's points or
+// leaves. That order can give the answer away: stratified subsamples list their leaves class by
+// class, mixtures component by component, and a jet's leaves follow its generating tree depth
+// first, so a program that pairs adjacent leaves, blind to the data, would score as well as the
+// best algorithm. Present therefore renumbers the leaves into an order drawn from the item's seed,
+// the order every algorithm is given (ForAlgorithm), and Order keeps the way back, so that records
+// speak of the data's leaves (DataTree, DataSets, InData).
 type Item struct {
 	Dataset string
 	Index   int
@@ -24,7 +36,8 @@ type Item struct {
 	// Truth is the generating tree when known, with its log-likelihood under Model.
 	Truth              *tree.Tree
 	TruthLogLikelihood float64
-	// Names labels the leaves in Newick output; nil means 0-based indices.
+	// Names are the leaves' names in the data, for records (Newick output); nil means their
+	// 0-based indices. Algorithms are not given them (see ForAlgorithm).
 	Names []string
 	// Labels are the leaves' classes ("" unknown), for purity; nil when the data have none.
 	Labels []string
@@ -38,7 +51,9 @@ type Item struct {
 	// MissingCells counts the item's values the data file lacked (0 for generated vectors); nil
 	// for jets.
 	MissingCells *int
-	// Jet is the item's jet, for jet data sets.
+	// Jet is the item's jet, for jet data sets, as its data hold it: the leaves in the data's
+	// order, with the generating tree; Present does not renumber it, and algorithms are given
+	// its leaves in the item's order (see ForAlgorithm).
 	Jet *jets.Jet
 	// DataParams are the data set's resolved settings (see inputs.Dataset.Params), with a jet's own λ,
 	// λ_root and t_cut; shared between items, so read-only.
@@ -47,6 +62,127 @@ type Item struct {
 	// scores but the generator cannot make (see ginkgo.Model.Warnings), such as a leaf heavier
 	// than t_cut. Read-only.
 	Warnings []string
+	// Order[i] is the index, in the data's own order, of the item's leaf i (see Present); nil
+	// while the item is in its data's order (made in code, or not yet presented). OrderSeed is
+	// the first 64 bits of the seed of the random stream that drew it (see seeds.Uint64), for
+	// the records.
+	Order     []int
+	OrderSeed uint64
+}
+
+// Present renumbers the item's leaves by order, the order in which the algorithms are to be
+// given them: leaf i becomes the former leaf order[i]. Model (which must be a model.Relabeler),
+// Truth, Names, Labels, Positions and Vectors follow, and Order records order; Jet keeps the
+// data's order. The model is renumbered in place, so nothing of the item is copied but its
+// per-leaf lists. A model that cannot be renumbered is an error (a source's, not the data's).
+// Preconditions: the item is in its data's order (Order nil), and order is a permutation of
+// 0..Leaves()−1.
+func (it *Item) Present(order []int) error {
+	if it.Order != nil {
+		return fmt.Errorf("internal error (please report): item %s of %s is presented twice", it.ID, it.Dataset)
+	}
+	if it.Model != nil {
+		r, ok := it.Model.(model.Relabeler)
+		if !ok {
+			return fmt.Errorf("internal error (please report): the model of item %s of %s (%T) cannot renumber its leaves (model.Relabeler), so its leaves cannot be given in an order that hides the data's", it.ID, it.Dataset, it.Model)
+		}
+		r.Relabel(order)
+	}
+	if it.Truth != nil {
+		it.Truth = it.Truth.Relabel(inverse(order))
+	}
+	it.Names = permuted(order, it.Names)
+	it.Labels = permuted(order, it.Labels)
+	it.Positions = permuted(order, it.Positions)
+	it.Vectors = permuted(order, it.Vectors)
+	it.Order = order
+	return nil
+}
+
+// ForAlgorithm returns what an algorithm is given of the item: a shallow copy without what
+// places its leaves in the data, Names (which can hold the class, as pam50's sample names
+// Normal-Breast-10 do, or the file's order, as the row numbers that name a CSV's rows), Positions
+// and Order, and whose Jet holds only the rates and the leaves in the item's order, not the
+// generating tree.
+func (it *Item) ForAlgorithm() *Item {
+	v := *it
+	v.Names, v.Positions, v.Order = nil, nil, nil
+	if j := it.Jet; j != nil {
+		leaves := j.Leaves
+		if it.Order != nil {
+			leaves = permuted(it.Order, leaves)
+		}
+		v.Jet = &jets.Jet{ID: j.ID, Leaves: leaves, Lambda: j.Lambda, LambdaRoot: j.LambdaRoot, TCut: j.TCut, Likelihood: j.Likelihood, RootLambda: j.RootLambda}
+	}
+	return &v
+}
+
+// DataLeaf returns the index in the data's order of the item's leaf i.
+func (it *Item) DataLeaf(i int) int {
+	if it.Order == nil {
+		return i
+	}
+	return it.Order[i]
+}
+
+// DataTree returns t, a tree over the item's leaves, as a tree over the data's: the same nodes
+// with leaf i renumbered DataLeaf(i). It returns t itself while the item is in its data's order.
+func (it *Item) DataTree(t *tree.Tree) *tree.Tree {
+	if it.Order == nil || t == nil {
+		return t
+	}
+	return t.Relabel(it.Order)
+}
+
+// DataSets returns sets of the item's leaves as sets of the data's, each sorted ascending, in
+// the same order as sets; nil for nil.
+func (it *Item) DataSets(sets [][]int) [][]int {
+	if sets == nil {
+		return nil
+	}
+	out := make([][]int, len(sets))
+	for k, s := range sets {
+		out[k] = make([]int, len(s))
+		for j, i := range s {
+			out[k][j] = it.DataLeaf(i)
+		}
+		slices.Sort(out[k])
+	}
+	return out
+}
+
+// InData returns values of the item's leaves (v[i] of leaf i) in the data's order: out[Order[i]]
+// = v[i]. It returns v itself while the item is in its data's order, and nil for nil.
+func InData[T any](it *Item, v []T) []T {
+	if it.Order == nil || v == nil {
+		return v
+	}
+	out := make([]T, len(v))
+	for i, x := range v {
+		out[it.Order[i]] = x
+	}
+	return out
+}
+
+// permuted returns v renumbered by order (out[i] = v[order[i]]), nil for nil.
+func permuted[T any](order []int, v []T) []T {
+	if v == nil {
+		return nil
+	}
+	out := make([]T, len(order))
+	for i, o := range order {
+		out[i] = v[o]
+	}
+	return out
+}
+
+// inverse returns the permutation that undoes order.
+func inverse(order []int) []int {
+	inv := make([]int, len(order))
+	for i, o := range order {
+		inv[o] = i
+	}
+	return inv
 }
 
 // Leaves returns the number of leaves.

@@ -92,7 +92,9 @@ type Task struct {
 	RNG  *rand.Rand
 }
 
-// Solution is what an algorithm returns for a task's record.
+// Solution is what an algorithm returns for a task's record. What names leaves (Tree, Clusters,
+// Samples, Marginals, Merges) names them as the task's item does, in the order the algorithm was
+// given them; the runner renumbers them to the data's order for the record (item.Item.DataTree).
 type Solution struct {
 	Tree *tree.Tree
 	// LogLikelihood is the tree's log-likelihood under the item's split model; NaN when there is
@@ -102,10 +104,22 @@ type Solution struct {
 	Warnings      []string
 	// Clusters is the algorithm's flat clustering (lists of items), where it has one.
 	Clusters [][]int
-	// Fill adds the algorithm's own fields to the record (log Z, marginals, log evidence, …); it
-	// may change the record's params (which hold every parameter, defaults applied) to say
+	// Samples are trees drawn from the posterior, with their log-likelihoods (trellis).
+	Samples []Sample
+	// Marginals are posterior cluster probabilities (trellis).
+	Marginals *results.Marginals
+	// Merges are the merge nodes of a BHC tree (leaves 0..n−1, merges from n on).
+	Merges []results.Merge
+	// Fill adds the algorithm's own fields to the record that name no leaf (log Z, log evidence,
+	// …); it may change the record's params (which hold every parameter, defaults applied) to say
 	// which settings shaped the result.
 	Fill func(*results.Record)
+}
+
+// Sample is a tree drawn from a posterior, and its log-likelihood.
+type Sample struct {
+	Tree          *tree.Tree
+	LogLikelihood float64
 }
 
 // Solver runs a prepared variant on items. Solve is called from several goroutines at once (one

@@ -175,7 +175,6 @@ func solveTrellis(ctx context.Context, p *TrellisParams, t Task, run Run) (Solut
 		sol.Warnings = append(sol.Warnings, "every tree is impossible (log Z = −Inf), so there are no marginals or samples")
 		nMarginals, nSamples = 0, 0
 	}
-	var marg *results.Marginals
 	if nMarginals > 0 {
 		if err := tr.Marginals(ctx); err != nil {
 			return Solution{}, err
@@ -184,16 +183,15 @@ func solveTrellis(ctx context.Context, p *TrellisParams, t Task, run Run) (Solut
 		if err != nil {
 			return Solution{}, err
 		}
-		marg = &results.Marginals{MAPClusters: clusterMarginals(tr.MAPClusterMarginals()), TopClusters: clusterMarginals(top)}
+		sol.Marginals = &results.Marginals{MAPClusters: clusterMarginals(tr.MAPClusterMarginals()), TopClusters: clusterMarginals(top)}
 	}
-	var samples []results.TreeSample
 	if nSamples > 0 {
 		ss, err := tr.Sample(ctx, t.RNG, nSamples)
 		if err != nil {
 			return Solution{}, err
 		}
 		for _, s := range ss {
-			samples = append(samples, results.TreeSample{Newick: s.Tree.Newick(it.Names), LogLikelihood: results.LogProb(s.LogLikelihood)})
+			sol.Samples = append(sol.Samples, Sample{Tree: s.Tree, LogLikelihood: s.LogLikelihood})
 		}
 	}
 	// Some models (the correlation-clustering energy) tie very many trees at the MAP, and the one
@@ -218,7 +216,6 @@ func solveTrellis(ctx context.Context, p *TrellisParams, t Task, run Run) (Solut
 		if c, exact := tr.Count(); p.CountTrees {
 			r.NTrees, r.NTreesExact = &c, &exact
 		}
-		r.Marginals, r.Samples = marg, samples
 		if ties != nil {
 			r.Params["map_tie_tolerance"] = mapTieTolerance
 			r.MAPTrees = &ties.Trees

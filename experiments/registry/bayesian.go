@@ -261,7 +261,7 @@ func solveBayes(ctx context.Context, cm ClusterModel, tieRule string, run bayesR
 	if err != nil {
 		return Solution{}, err
 	}
-	sol := Solution{Tree: o.tree, Clusters: o.clusters, LogLikelihood: math.NaN()}
+	sol := Solution{Tree: o.tree, Clusters: o.clusters, Merges: o.merges, LogLikelihood: math.NaN()}
 	if t.Item.Model != nil && o.tree.IsBinary() {
 		if sol.LogLikelihood, err = model.TreeLogLikelihood(t.Item.Model, o.tree); err != nil {
 			return Solution{}, err
@@ -272,7 +272,6 @@ func solveBayes(ctx context.Context, cm ClusterModel, tieRule string, run bayesR
 		if o.lowerBound != nil {
 			r.LowerBound = results.Log(*o.lowerBound)
 		}
-		r.Merges = o.merges
 		r.Params["model_used"] = cm.Model
 		if cm.Model != "niw" {
 			r.Params["cc_used"] = cc

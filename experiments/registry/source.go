@@ -81,10 +81,16 @@ type SourceEnv struct {
 type Data struct {
 	IDs      []string
 	HasTruth func(i int) bool
-	// Load makes item i; it returns ctx's error when ctx is cancelled. Items are independent: item
-	// i is the same whatever else is loaded.
+	// Load makes item i in its data's own order (see item.Item; the caller renumbers its leaves
+	// before any algorithm sees them); it returns ctx's error when ctx is cancelled. Items are
+	// independent: item i is the same whatever else is loaded.
 	Load func(ctx context.Context, i int) (*item.Item, error)
 	Size item.Size
+	// OrderName names the random streams that draw the order in which the items' leaves are
+	// given to the algorithms (OrderKey); "" means the data set's name. Tables of vectors give
+	// their sample_key, so that data sets that draw the same rows also give them in the same
+	// order, and differ in their models alone.
+	OrderName string
 }
 
 // FilePath is embedded in the parameters of a file source: the file as the config writes it
@@ -110,6 +116,12 @@ type FileParams interface {
 // sample_key in place of its name).
 func SeedKey(dataset, item string) string {
 	return "data|dataset=" + dataset + "|item=" + item
+}
+
+// OrderKey is the seed key of the order in which the leaves of an item are given to the
+// algorithms (item.Item.Present), with the data set's name, or its Data.OrderName, as dataset.
+func OrderKey(dataset, item string) string {
+	return "order|dataset=" + dataset + "|item=" + item
 }
 
 // IndexIDs returns the ids "0", "1", … of n items.

@@ -174,7 +174,7 @@ func openVectors(env SourceEnv, format string, o labelled.CSVOptions, vd VectorD
 		}
 		return it, nil
 	}
-	return &Data{IDs: ids, HasTruth: func(int) bool { return false }, Load: load, Size: size}, nil
+	return &Data{IDs: ids, HasTruth: func(int) bool { return false }, Load: load, Size: size, OrderName: vd.SampleKey}, nil
 }
 
 // vectorItem makes the item of a table of vectors, with its split model.

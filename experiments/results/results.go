@@ -82,6 +82,12 @@ type Record struct {
 	// order, for data read from a file of vectors (for pam50, the sample's column counted from
 	// the first sample).
 	LeafPositions []int `json:"leaf_positions,omitempty"`
+	// LeafOrderSeed is the first 64 bits of the seed of the random stream that drew the order in
+	// which the algorithm was given the item's leaves (see docs/results.md): never the data's
+	// own, which can list them class by class. Every field that names leaves (newick, samples,
+	// marginals, clusters, merges, leaf_*) names them in the data's order all the same. Absent
+	// (0) in the records of builds that gave the leaves in the data's order.
+	LeafOrderSeed uint64 `json:"leaf_order_seed,string,omitempty"`
 	// MissingCells counts the item's values the data file lacked (filled or masked); present, 0
 	// included, in every record of vector data, absent for jets.
 	MissingCells *int `json:"missing_cells,omitempty"`

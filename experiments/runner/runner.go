@@ -544,25 +544,26 @@ func saveData(dir string, p *plan.Plan, items *itemSet, log *slog.Logger) error 
 }
 
 // vectorsCSV writes an item of labelled vectors as CSV: a header x1…xd,label, then a row per
-// leaf with its features (shortest round-trip form, so that reading them back gives the same
-// numbers) and its label.
+// leaf, in the data's order (as the records name the leaves), with its features (shortest
+// round-trip form, so that reading them back gives the same numbers) and its label.
 func vectorsCSV(it *item.Item) []byte {
 	var b bytes.Buffer
+	vectors, labels := item.InData(it, it.Vectors), item.InData(it, it.Labels)
 	d := 0
-	if len(it.Vectors) > 0 {
-		d = len(it.Vectors[0])
+	if len(vectors) > 0 {
+		d = len(vectors[0])
 	}
 	for k := range d {
 		fmt.Fprintf(&b, "x%d,", k+1)
 	}
 	b.WriteString("label\n")
-	for i, row := range it.Vectors {
+	for i, row := range vectors {
 		for _, v := range row {
 			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
 			b.WriteByte(',')
 		}
-		if it.Labels != nil {
-			b.WriteString(it.Labels[i])
+		if labels != nil {
+			b.WriteString(labels[i])
 		}
 		b.WriteByte('\n')
 	}
@@ -678,10 +679,13 @@ func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet, sol
 	rec.N = it.Leaves()
 	rec.DataParams = it.DataParams
 	rec.MissingCells = it.MissingCells
-	rec.LeafPositions = it.Positions
+	// The record speaks of the data's leaves, in the data's order: the item's are in the order
+	// the algorithm is given them (item.Item.Present).
+	rec.LeafPositions = item.InData(it, it.Positions)
+	rec.LeafOrderSeed = it.OrderSeed
 	rec.Warnings = slices.Clone(it.Warnings) // the data's warnings, in failed records too
 	if it.Labels != nil {
-		rec.LeafNames, rec.LeafLabels = it.Names, it.Labels
+		rec.LeafNames, rec.LeafLabels = item.InData(it, it.Names), item.InData(it, it.Labels)
 	}
 	if it.Truth != nil {
 		rec.TruthLogLikelihood = results.Log(it.TruthLogLikelihood)
@@ -711,11 +715,12 @@ func solveRepeats(ctx context.Context, p *plan.Plan, t plan.Task, it *item.Item,
 		}
 		return r
 	}
+	given := it.ForAlgorithm()
 	for i := range k {
 		if i > 0 && ctx.Err() != nil {
 			return rec, false
 		}
-		task := registry.Task{Key: t.Key, Dataset: t.Dataset.Name, Item: it, Seed: rec.Seed, RNG: seeds.Stream(p.Config.Seed, plan.SeedKey(t.Key))}
+		task := registry.Task{Key: t.Key, Dataset: t.Dataset.Name, Item: given, Seed: rec.Seed, RNG: seeds.Stream(p.Config.Seed, plan.SeedKey(t.Key))}
 		start := time.Now()
 		sol, err := safeSolve(ctx, solver, task)
 		times = append(times, time.Since(start).Seconds())
@@ -746,13 +751,37 @@ func solveRepeats(ctx context.Context, p *plan.Plan, t plan.Task, it *item.Item,
 }
 
 // fillSolution adds a solution to its record: the tree and its scores, the algorithm's own
-// fields and, for labelled items, the purities.
+// fields and, for labelled items, the purities. What names leaves is renumbered from the item's
+// order, in which the algorithm was given them, to the data's (item.Item.DataTree), and leaves
+// are written by their names in the data where they have them. The purities are the same in
+// either order.
 func fillSolution(rec *results.Record, sol registry.Solution, it *item.Item) {
 	if !math.IsNaN(sol.LogLikelihood) {
 		rec.LogLikelihood = results.Log(sol.LogLikelihood)
 	}
-	rec.Clusters = sol.Clusters
-	rec.Newick = sol.Tree.Newick(it.Names)
+	names := item.InData(it, it.Names)
+	rec.Newick = it.DataTree(sol.Tree).Newick(names)
+	rec.Clusters = it.DataSets(sol.Clusters)
+	slices.SortFunc(rec.Clusters, slices.Compare) // a flat clustering has no order of its own
+	for _, s := range sol.Samples {
+		rec.Samples = append(rec.Samples, results.TreeSample{Newick: it.DataTree(s.Tree).Newick(names), LogLikelihood: results.LogProb(s.LogLikelihood)})
+	}
+	if m := sol.Marginals; m != nil {
+		rec.Marginals = &results.Marginals{MAPClusters: dataMarginals(it, m.MAPClusters), TopClusters: dataMarginals(it, m.TopClusters)}
+		// Largest first, as the trellis lists them; clusters of one size in the data's order,
+		// not in the order of a walk of the tree the trellis was given.
+		slices.SortStableFunc(rec.Marginals.MAPClusters, func(a, b results.ClusterMarginal) int {
+			return cmp.Or(cmp.Compare(len(b.Cluster), len(a.Cluster)), slices.Compare(a.Cluster, b.Cluster))
+		})
+	}
+	for _, m := range sol.Merges {
+		for c, v := range m.Children {
+			if v < rec.N { // a leaf; merge nodes keep their numbers
+				m.Children[c] = it.DataLeaf(v)
+			}
+		}
+		rec.Merges = append(rec.Merges, m)
+	}
 	rec.Warnings = append(rec.Warnings, sol.Warnings...)
 	if sol.Fill != nil {
 		sol.Fill(rec)
@@ -760,6 +789,20 @@ func fillSolution(rec *results.Record, sol registry.Solution, it *item.Item) {
 	if it.Labels != nil {
 		addPurity(rec, sol, it.Labels)
 	}
+}
+
+// dataMarginals returns cluster marginals with their clusters renumbered to the data's order,
+// in the same order.
+func dataMarginals(it *item.Item, cs []results.ClusterMarginal) []results.ClusterMarginal {
+	sets := make([][]int, len(cs))
+	for k, c := range cs {
+		sets[k] = c.Cluster
+	}
+	out := make([]results.ClusterMarginal, len(cs))
+	for k, s := range it.DataSets(sets) {
+		out[k] = results.ClusterMarginal{Cluster: s, P: cs[k].P}
+	}
+	return out
 }
 
 // timingFields are the record fields that may differ between runs of a deterministic
