@@ -21,7 +21,8 @@ import (
 // first, so a program that pairs adjacent leaves, blind to the data, would score as well as the
 // best algorithm. Present therefore renumbers the leaves into an order drawn from the item's seed,
 // the order every algorithm is given (ForAlgorithm), and Order keeps the way back, so that records
-// speak of the data's leaves (DataTree, DataSets, InData).
+// speak of the data's leaves (DataTree, DataSets, InData). Leaf i of the fields below (Model,
+// Truth and the per-leaf lists) is the item's leaf i, in that order, except in Jet.
 type Item struct {
 	Dataset string
 	Index   int
