@@ -14,6 +14,7 @@ import (
 
 	"github.com/hcbench/hcbench/algorithms/model"
 	"github.com/hcbench/hcbench/algorithms/model/correlation"
+	"github.com/hcbench/hcbench/algorithms/trellis"
 	"github.com/hcbench/hcbench/datasets/datadir/datatest"
 	"github.com/hcbench/hcbench/experiments/item"
 	"github.com/hcbench/hcbench/experiments/registry"
@@ -22,7 +23,8 @@ import (
 // TestLeafOrder: every source's items give their leaves in an order drawn from the item's seed
 // (not the data's, and the same on every load), and renumbered back they are the data's items to
 // the bit: vectors, labels, names, positions, the jet, the truth tree and its log-likelihood, the
-// correlation weights. An algorithm is given none of what places the leaves in the data.
+// correlation weights; and the exact trellis's log Z is the same to 1e-12 relative (it sums the
+// same terms in another order). An algorithm is given none of what places the leaves in the data.
 func TestLeafOrder(t *testing.T) {
 	dir := t.TempDir()
 	writeJets(t, filepath.Join(dir, "jets.jsonl"), generatedJets(t, 3))
@@ -130,6 +132,13 @@ func checkPresented(t *testing.T, what string, it, ref *item.Item) {
 			}
 		}
 	}
+	if it.Model != nil && n <= 12 {
+		// The exact trellis sums over every tree: the same log Z, up to the order of the sums.
+		z, zr := logZ(t, it.Model), logZ(t, ref.Model)
+		if !(math.Abs(z-zr) <= 1e-12*math.Abs(zr)) {
+			t.Errorf("%s: log Z %v, %v in the data's order", what, z, zr)
+		}
+	}
 	given := it.ForAlgorithm()
 	if given.Names != nil || given.Positions != nil || given.Order != nil || given.Model != it.Model || !reflect.DeepEqual(given.Labels, it.Labels) {
 		t.Errorf("%s: an algorithm is given names %v, positions %v, order %v", what, given.Names, given.Positions, given.Order)
@@ -143,6 +152,15 @@ func checkPresented(t *testing.T, what string, it, ref *item.Item) {
 			t.Errorf("%s: an algorithm is given the jet %+v, want its leaves in the item's order and no tree", what, given.Jet)
 		}
 	}
+}
+
+func logZ(t *testing.T, m model.Model) float64 {
+	t.Helper()
+	tr, err := trellis.Build(t.Context(), m, trellis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr.LogZ()
 }
 
 func identity(n int) []int {
