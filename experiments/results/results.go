@@ -74,8 +74,8 @@ type Record struct {
 	Marginals *Marginals `json:"marginals,omitempty"`
 	// Samples are trees drawn from the exact posterior (trellis with samples > 0).
 	Samples []TreeSample `json:"samples,omitempty"`
-	// LeafNames and LeafLabels are the item's leaf names and classes ("" unknown), in leaf order,
-	// for labelled data (pam50 subsamples record the samples drawn).
+	// LeafNames and LeafLabels are the item's leaf names and classes ("" unknown), in the data's
+	// order, for labelled data (pam50 subsamples record the samples drawn).
 	LeafNames  []string `json:"leaf_names,omitempty"`
 	LeafLabels []string `json:"leaf_labels,omitempty"`
 	// LeafPositions are the leaves' 1-based positions among the items of the data file, in leaf
