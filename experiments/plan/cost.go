@@ -95,7 +95,7 @@ func (p *Plan) WriteCosts(w io.Writer, workers int, keep func(k int) bool) error
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "# expected time and working memory (times on the reference machine: %s)\n", registry.ReferenceMachine)
 	fmt.Fprintf(tw, "dataset\talgorithm\ttasks\tN\ttime/task\ttime\tmemory/task\n")
-	var total, longest float64
+	var total float64
 	for _, c := range costs {
 		leaves := fmt.Sprint(c.MinLeaves)
 		if c.MaxLeaves > c.MinLeaves {
@@ -104,14 +104,30 @@ func (p *Plan) WriteCosts(w io.Writer, workers int, keep func(k int) bool) error
 		per := c.Seconds / float64(max(c.Tasks, 1))
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", c.Dataset, c.Algorithm, c.Tasks, leaves, FormatSeconds(per), FormatSeconds(c.Seconds), memory.Format(c.Memory))
 		total += c.Seconds
-		longest = max(longest, per)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "# expected time: about %s on %d %s (%s of task time; a run's progress calibrates it on this machine)\n",
-		FormatSeconds(max(total/float64(max(workers, 1)), longest)), workers, results.Plural(workers, "worker", "workers"), FormatSeconds(total))
+		FormatSeconds(expectedWall(costs, workers)), workers, results.Plural(workers, "worker", "workers"), FormatSeconds(total))
 	return err
+}
+
+// ExpectedSeconds is the expected wall time of the tasks keep selects (nil: all) on workers, on
+// the reference machine: what plan prints as the expected time.
+func (p *Plan) ExpectedSeconds(workers int, keep func(k int) bool) float64 {
+	return expectedWall(p.Costs(keep), workers)
+}
+
+// expectedWall is the wall time of costs on workers: their task time shared by the workers, but
+// never less than the longest task.
+func expectedWall(costs []Cost, workers int) float64 {
+	var total, longest float64
+	for _, c := range costs {
+		total += c.Seconds
+		longest = max(longest, c.Seconds/float64(max(c.Tasks, 1)))
+	}
+	return max(total/float64(max(workers, 1)), longest)
 }
 
 // FormatSeconds writes a time for a reader: "40 µs", "3.2 ms", "4.1 s", "3m20s", "5h10m".

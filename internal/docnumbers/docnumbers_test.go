@@ -1,0 +1,211 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hcbench/hcbench/datasets/datadir/datatest"
+)
+
+// cheapConfigs are the shipped configs that TestDocumentedNumbers runs: each takes about a second.
+var cheapConfigs = []string{"quickstart", "pam50", "bhc-digits", "bhc-purity", "brt-evidence"}
+
+// TestDocumentedNumbers runs the cheap configs in this process and renders every region that
+// depends only on them and not on the machine: the documentation must say exactly what the runs
+// give. A change of the code that moves a documented number fails here until
+// `go run ./internal/docnumbers -only REGION` writes the new one.
+func TestDocumentedNumbers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs five configs")
+	}
+	// The data the cheap configs read: pam50 and two UCI sets.
+	for _, f := range []string{"pam50/220arrays_nonUBCcommon+12normal_50g.txt", "uci/digits.csv.gz", "uci/iris.csv", "uci/wine_data.csv"} {
+		datatest.Path(t, f)
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := readPages(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var regions []region
+	for _, name := range regionNames(regionTable()) {
+		r := regionTable()[name]
+		if !r.machine && len(r.configs) > 0 && subset(r.configs, cheapConfigs) {
+			regions = append(regions, r)
+		}
+	}
+	if len(regions) < 8 {
+		t.Fatalf("only %d regions depend on the cheap configs alone; the test would check little", len(regions))
+	}
+	configs, _ := needs(regions)
+	c := &configRunner{root: root, data: datatest.Dir(t), workDir: t.TempDir()}
+	e := &env{runs: map[string]*configRun{}, machine: thisMachine(time.Now())}
+	for _, name := range configs {
+		if e.runs[name], err = c.run(t.Context(), name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	texts, err := render(e, regions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diffs := differences(pages, texts); len(diffs) > 0 {
+		var names []string
+		for _, r := range regions {
+			names = append(names, r.name)
+		}
+		t.Errorf("the documentation does not say what the runs give (go run ./internal/docnumbers -only '^(%s)$' rewrites it):\n%s",
+			strings.Join(names, "|"), strings.Join(diffs, "\n"))
+	}
+}
+
+func subset(a, b []string) bool {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestDifferencesFindAChangedNumber: one digit changed in one documented region is reported, with
+// its page, line and both texts; the unchanged pages are not.
+func TestDifferencesFindAChangedNumber(t *testing.T) {
+	text := "intro\n<!-- begin numbers:t -->\n| a | 0.42 ± 0.51 |\n<!-- end numbers:t -->\nBeam reaches <!-- numbers:p -->37 %<!-- /numbers --> of jets.\n"
+	spans, err := parseSpans("docs/x.md", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := []page{{file: "docs/x.md", text: text, spans: spans}}
+	same := map[string]string{"t": "| a | 0.42 ± 0.51 |", "p": "37 %"}
+	if d := differences(pages, same); len(d) != 0 {
+		t.Fatalf("unchanged regions reported: %q", d)
+	}
+	for name, changed := range map[string]map[string]string{
+		"t": {"t": "| a | 0.43 ± 0.51 |", "p": "37 %"},
+		"p": {"t": "| a | 0.42 ± 0.51 |", "p": "38 %"},
+	} {
+		d := differences(pages, changed)
+		if len(d) != 1 || !strings.Contains(d[0], "numbers:"+name) || !strings.Contains(d[0], "docs/x.md:") {
+			t.Errorf("a change of %s: reported %q", name, d)
+		}
+	}
+}
+
+// TestMarkers: rewrite replaces exactly the text between the markers, keeps everything else,
+// and parseSpans refuses malformed markers with file and line.
+func TestMarkers(t *testing.T) {
+	text := "a <!-- numbers:x -->1<!-- /numbers --> b <!-- numbers:y -->2<!-- /numbers -->\n<!-- begin numbers:z -->\nold\nlines\n<!-- end numbers:z -->\ntail"
+	got := rewrite(text, map[string]string{"x": "10", "z": "new\n"})
+	want := "a <!-- numbers:x -->10<!-- /numbers --> b <!-- numbers:y -->2<!-- /numbers -->\n<!-- begin numbers:z -->\nnew\n<!-- end numbers:z -->\ntail"
+	if got != want {
+		t.Errorf("rewrite:\n%s\nwant\n%s", got, want)
+	}
+	spans, err := parseSpans("f.md", want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spans) != 3 || spans[2].text != "new" || spans[2].line != 2 || spans[0].text != "10" {
+		t.Errorf("spans %+v", spans)
+	}
+	for _, bad := range []string{
+		"<!-- begin numbers:a -->\ntext",                           // no end
+		"text\n<!-- end numbers:a -->",                             // no begin
+		"<!-- begin numbers:a -->\n<!-- begin numbers:b -->",       // nested
+		"a <!-- numbers:x -->1",                                    // inline without its end
+		"<!-- begin numbers:a -->\n<!-- end numbers:b -->",         // mismatched
+		"a <!--numbers:x -->1<!-- /numbers -->",                    // misspelt
+		"<!-- begin numbers:a --> text\n<!-- end numbers:a -->",    // begin not alone on its line
+		"x <!-- numbers:a -->1\n2<!-- /numbers -->",                // inline across lines
+		"<!-- begin numbers:a -->\nx\n<!-- end numbers:a --> tail", // end not alone on its line
+	} {
+		if _, err := parseSpans("f.md", bad); err == nil || !strings.Contains(err.Error(), "f.md:") {
+			t.Errorf("%q: error %v, want one naming f.md:LINE", bad, err)
+		}
+	}
+}
+
+// TestRegionsAreUsed: every region of the table is on a page, and every region a page names is
+// in the table.
+func TestRegionsAreUsed(t *testing.T) {
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := readPages(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkNames(pages, regionTable()); err != nil {
+		t.Error(err)
+	}
+}
+
+// timeClaim finds what reads as a measured time or memory in prose: "82 s", "0.29 s", "about 8
+// seconds", "189 MB", "4.7 CPU-seconds".
+var timeClaim = regexp.MustCompile(`\b\d+(\.\d+)?[  –-]?(ms|µs|ns|s|seconds?|minutes?|CPU-s|CPU-seconds|MB|GB|MiB|GiB)\b`)
+
+// allowedTimes are times in the documentation that are settings, limits or examples, not
+// measurements: a threshold, a timeout, a fuzzing budget, a reader's bound.
+var allowedTimes = regexp.MustCompile(`(?i)(timeout|-fuzztime|fuzz target for|threshold|at least \d+ ms|5 % and 1 ms|1 ms\b|60s|2m|1h30m|limit|at most|bytes|a guess of|longer than|may hold|manifest|results line|TSV line|gzip data|config file)`)
+
+// TestNoTimeClaimsOutsideRegions: a measured time or memory in the README, docs/ or a config's
+// comments stands inside a region, so that the script writes it from a run. Code blocks (commands,
+// example output) and settings are not claims.
+func TestNoTimeClaimsOutsideRegions(t *testing.T) {
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	configs, _ := filepath.Glob(filepath.Join(root, "configs", "*.yaml"))
+	files = append(append([]string{filepath.Join(root, "README.md")}, files...), configs...)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, f)
+		yaml := strings.HasSuffix(f, ".yaml")
+		fence, block := false, false
+		for i, l := range strings.Split(string(b), "\n") {
+			switch {
+			case strings.HasPrefix(strings.TrimSpace(l), "```"):
+				fence = !fence
+				continue
+			case blockBegin.MatchString(l):
+				block = true
+				continue
+			case blockEnd.MatchString(l):
+				block = false
+				continue
+			}
+			if fence || block {
+				continue
+			}
+			if yaml {
+				_, comment, ok := strings.Cut(l, "#")
+				if !ok {
+					continue
+				}
+				l = comment
+			}
+			l = inlineMarker.ReplaceAllString(l, "")
+			for _, m := range timeClaim.FindAllStringIndex(l, -1) {
+				context := l[max(0, m[0]-40):min(len(l), m[1]+20)]
+				if allowedTimes.MatchString(context) {
+					continue
+				}
+				t.Errorf("%s:%d: %q reads as a measured time or memory outside a numbers region: put it in one (internal/docnumbers) or say it is a setting", rel, i+1, l[m[0]:m[1]])
+			}
+		}
+	}
+}

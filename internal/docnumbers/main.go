@@ -1,0 +1,302 @@
+// Command docnumbers writes the documented numbers of hcbench: every result table, measured time
+// and memory in README.md and docs/ stands between markers (<!-- numbers:NAME -->, see
+// markers.go), and this command runs the shipped configs and benchmarks those regions read, on
+// the machine it runs on, and rewrites the text between the markers.
+//
+//	go run ./internal/docnumbers                 # run everything, rewrite every region (10–20 min)
+//	go run ./internal/docnumbers -only 'pam50'   # only the regions whose name matches
+//	go run ./internal/docnumbers -check          # rewrite nothing; exit 1 if a region differs
+//
+// Run it on a quiet machine: the times it writes are the machine's. The test of this package
+// renders the regions of the cheap configs (those that do not depend on the machine) and fails
+// when the documentation no longer says what their runs give.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hcbench/hcbench/datasets/datadir"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is the command: arguments and writers in, exit code out.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("docnumbers", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	only := fs.String("only", "", "only the regions whose name matches this regular expression")
+	check := fs.Bool("check", false, "rewrite nothing: list the regions whose text differs from what the runs give, and exit 1 if any does")
+	work := fs.String("work", "", "keep the runs, binaries and benchmark output in this directory (default: a temporary one, removed at the end)")
+	data := fs.String("data", "", "the data directory (default: $HCBENCH_DATA, else hcbench's default)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "docnumbers: no arguments are taken, got %q\n", fs.Args())
+		return 2
+	}
+	filter, err := regexp.Compile(*only)
+	if err != nil {
+		fmt.Fprintln(stderr, "docnumbers: -only:", err)
+		return 2
+	}
+	if err := update(ctx, options{filter: filter, check: *check, work: *work, data: *data, log: stderr, out: stdout}); err != nil {
+		fmt.Fprintln(stderr, "docnumbers:", err)
+		return 1
+	}
+	return 0
+}
+
+type options struct {
+	filter     *regexp.Regexp
+	check      bool
+	work, data string
+	log, out   io.Writer
+}
+
+var errDiffers = errors.New("the documentation differs from the runs")
+
+// update renders the selected regions from fresh runs and rewrites (or checks) the pages.
+func update(ctx context.Context, o options) error {
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	pages, err := readPages(root)
+	if err != nil {
+		return err
+	}
+	table := regionTable()
+	if err := checkNames(pages, table); err != nil {
+		return err
+	}
+	var selected []region
+	for _, name := range regionNames(table) {
+		if o.filter.MatchString(name) {
+			selected = append(selected, table[name])
+		}
+	}
+	if len(selected) == 0 {
+		return fmt.Errorf("-only %q selects none of the regions: %s", o.filter, strings.Join(regionNames(table), ", "))
+	}
+	work := o.work
+	if work == "" {
+		if work, err = os.MkdirTemp("", "docnumbers-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(work)
+	} else if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	loc, err := datadir.Locate(o.data, os.Getenv)
+	if err != nil {
+		return err
+	}
+	e := &env{runs: map[string]*configRun{}, benches: map[string]*benchRun{}, machine: thisMachine(time.Now())}
+	configs, benches := needs(selected)
+	if len(configs) > 0 {
+		c := &configRunner{root: root, data: loc, workDir: work}
+		fmt.Fprintln(o.log, "docnumbers: building hcbench")
+		if err := c.build(ctx); err != nil {
+			return err
+		}
+		for _, name := range configs {
+			fmt.Fprintf(o.log, "docnumbers: running configs/%s.yaml\n", name)
+			if e.runs[name], err = c.run(ctx, name); err != nil {
+				return err
+			}
+		}
+	}
+	for _, name := range benches {
+		g, ok := lookupGroup(name)
+		if !ok {
+			return fmt.Errorf("no benchmark group %s", name)
+		}
+		fmt.Fprintf(o.log, "docnumbers: %s\n", g.command())
+		if e.benches[name], err = runBench(ctx, root, work, g); err != nil {
+			return err
+		}
+	}
+	texts, err := render(e, selected)
+	if err != nil {
+		return err
+	}
+	if o.check {
+		diffs := differences(pages, texts)
+		for _, d := range diffs {
+			fmt.Fprintln(o.out, d)
+		}
+		if len(diffs) > 0 {
+			return errDiffers
+		}
+		return nil
+	}
+	for _, p := range pages {
+		if n := rewrite(p.text, texts); n != p.text {
+			if err := os.WriteFile(filepath.Join(root, p.file), []byte(n), 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(o.log, "docnumbers: rewrote %s\n", p.file)
+		}
+	}
+	return nil
+}
+
+// needs lists the configs and benchmark groups that regions read, each once, in table order.
+func needs(regions []region) (configs, benches []string) {
+	for _, r := range regions {
+		for _, c := range r.configs {
+			if !slices.Contains(configs, c) {
+				configs = append(configs, c)
+			}
+		}
+		for _, b := range r.benches {
+			if !slices.Contains(benches, b) {
+				benches = append(benches, b)
+			}
+		}
+	}
+	order := func(list []string) func(a, b string) int {
+		return func(a, b string) int { return slices.Index(list, a) - slices.Index(list, b) }
+	}
+	slices.SortFunc(configs, order(shippedConfigs))
+	var groups []string
+	for _, g := range benchGroups {
+		groups = append(groups, g.name)
+	}
+	slices.SortFunc(benches, order(groups))
+	return configs, benches
+}
+
+func lookupGroup(name string) (benchGroup, bool) {
+	for _, g := range benchGroups {
+		if g.name == name {
+			return g, true
+		}
+	}
+	return benchGroup{}, false
+}
+
+// render computes the text of each region.
+func render(e *env, regions []region) (map[string]string, error) {
+	texts := map[string]string{}
+	for _, r := range regions {
+		for _, run := range e.runs {
+			run.gaps = nil
+		}
+		t, err := r.render(e)
+		if err != nil {
+			return nil, fmt.Errorf("numbers:%s: %w", r.name, err)
+		}
+		for _, c := range r.configs {
+			if run := e.runs[c]; run != nil && len(run.gaps) > 0 {
+				return nil, fmt.Errorf("numbers:%s: %s", r.name, strings.Join(run.gaps, "; "))
+			}
+		}
+		texts[r.name] = t
+	}
+	return texts, nil
+}
+
+// A page is a documentation file, by its path from the module root.
+type page struct {
+	file, text string
+	spans      []span
+}
+
+// readPages reads README.md and docs/*.md with their regions.
+func readPages(root string) ([]page, error) {
+	files, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		return nil, err
+	}
+	files = append([]string{filepath.Join(root, "README.md")}, files...)
+	var out []page
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		rel, _ := filepath.Rel(root, f)
+		spans, err := parseSpans(rel, string(b))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page{file: rel, text: string(b), spans: spans})
+	}
+	return out, nil
+}
+
+// checkNames: every region a page names is in the table, and every region of the table is on a
+// page.
+func checkNames(pages []page, table map[string]region) error {
+	used := map[string]bool{}
+	var errs []error
+	for _, p := range pages {
+		for _, s := range p.spans {
+			if _, ok := table[s.name]; !ok {
+				errs = append(errs, fmt.Errorf("%s:%d: numbers:%s is not a region of internal/docnumbers (regionTable)", p.file, s.line, s.name))
+			}
+			used[s.name] = true
+		}
+	}
+	for _, n := range regionNames(table) {
+		if !used[n] {
+			errs = append(errs, fmt.Errorf("the region %s of internal/docnumbers is on no page", n))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// differences lists, for every occurrence of a region in texts whose documented text differs, the
+// page and line, the documented text and the computed one.
+func differences(pages []page, texts map[string]string) []string {
+	var out []string
+	for _, p := range pages {
+		for _, s := range p.spans {
+			want, ok := texts[s.name]
+			if !ok || strings.TrimRight(s.text, "\n") == strings.TrimRight(want, "\n") {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s:%d: numbers:%s says\n\t%s\nbut the run gives\n\t%s", p.file, s.line, s.name,
+				strings.ReplaceAll(s.text, "\n", "\n\t"), strings.ReplaceAll(want, "\n", "\n\t")))
+		}
+	}
+	return out
+}
+
+// moduleRoot is the directory of go.mod, from the working directory up.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod in the working directory or above it: run from the hcbench module")
+		}
+		dir = parent
+	}
+}
