@@ -423,7 +423,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "run directory; a directory of the same config is resumed. Default: the latest unfinished run of this config (and build) in runs/, which is resumed, else a new runs/<name>-<UTC time> (runs/<name>-shards for a shard)")
 	shardSpec := fs.String("shard", "", "run only shard I of N (I/N, 0 ≤ I < N); default: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX if set")
 	shardCount := fs.Int("shards", 0, "number of shards, for JOB_COMPLETION_INDEX (overrides the config's shards)")
-	workers := fs.Int("workers", 0, "tasks run at once (default: the config's workers, else all cores)")
+	workers := fs.Int("workers", 0, "tasks run at once (default: the config's workers, else all cores); at most 4 × the CPUs")
 	saveData := fs.Bool("save-data", false, "also write generated data sets into data/ of the run directory (jets to <name>.jsonl, mixtures to <name>-<item>.csv)")
 	every := fs.Duration("progress", 10*time.Second, "when stderr is not a terminal, log a progress line this often (0: never)")
 	otherBuild := fs.Bool("allow-other-build", false, "resume a run directory whose records another build (another executable: its SHA-256 differs) wrote; the manifest lists each session's build")
@@ -438,6 +438,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *workers < 0 {
 		fmt.Fprintf(stderr, "hcbench: -workers must be 0 (all cores) or positive, got %d\n", *workers)
+		return ExitUsage
+	}
+	if err := checkWorkers(*workers, "-workers"); err != nil {
+		fmt.Fprintln(stderr, "hcbench:", err)
 		return ExitUsage
 	}
 	if !countOK(*count, stderr) {
@@ -457,6 +461,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	p, code := load(ctx, files[0], *dataDir, config.Options{Set: *sets, Repeat: *count}, false, shardsOf, stderr)
 	if p == nil {
 		return code
+	}
+	if err := checkWorkers(p.Config.Workers, p.Config.Path+": workers:"); *workers == 0 && err != nil {
+		fmt.Fprintln(stderr, "hcbench:", err) // -workers overrides it
+		return ExitUsage
 	}
 	shard, err := chooseShard(*shardSpec, *shardCount, p.Config.Shards, os.Getenv)
 	if err != nil {
