@@ -69,6 +69,15 @@ func taskBytes(a config.Algorithm, s item.Size, n int) int64 {
 	return memory.Mul(64, int64(n))
 }
 
+// recordExtraBytes bounds what a record of a holds beyond the common fields (its entry's
+// RecordBytes).
+func recordExtraBytes(a config.Algorithm) int64 {
+	if alg, ok := registry.LookupAlgorithm(a.Name); ok && alg.RecordBytes != nil {
+		return alg.RecordBytes(a.Params)
+	}
+	return 0
+}
+
 // budgeted reports whether a's working memory comes from the run's shared budget (the trellis).
 func budgeted(a config.Algorithm) bool {
 	alg, ok := registry.LookupAlgorithm(a.Name)
@@ -239,7 +248,7 @@ func (p *Plan) Memory(workers int, inShard func(k int) bool) Estimate {
 		needs[t.Dataset][t.Item] = true
 		s := t.Dataset.Size()
 		n := typicalLeaves(s)
-		records = append(records, recordBytes+recordLeafBytes*int64(n))
+		records = append(records, recordBytes+recordLeafBytes*int64(n)+recordExtraBytes(t.Algorithm))
 		b := taskBytes(t.Algorithm, s, n)
 		if budgeted(t.Algorithm) {
 			trellisMax = max(trellisMax, b)

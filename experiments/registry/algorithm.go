@@ -32,6 +32,10 @@ type Algorithm struct {
 	// size s, beyond the item and the record; nil: negligible (O(n)). Estimates are refused
 	// before a run when they exceed what the process may use.
 	Memory func(p Params, s item.Size, n int) int64
+	// RecordBytes bounds what one record of the variant holds beyond the fields every record has
+	// (the external algorithm's extra); a run keeps its records, so it is counted for each; nil:
+	// nothing.
+	RecordBytes func(p Params) int64
 	// MemoryHint says what to change when Memory is more than the process may use (default: use
 	// smaller items).
 	MemoryHint string
