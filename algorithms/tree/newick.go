@@ -115,28 +115,81 @@ type newickParser struct {
 	s     string
 	pos   int
 	index map[string]int
-	// ParseNewickItems: byName is the index of the names the first leaf may choose (nil once
-	// chosen), seen marks the items read, and depth and maxDepth bound the nesting.
-	byName          map[string]int
+	// ParseNewickItems: names are the items' names (by reads leaves by them or by index), seen
+	// marks the items read, leaves counts them, and depth and maxDepth bound the nesting.
+	names           map[string]int
+	by              LeafLabels
 	seen            []bool
+	leaves          int
 	depth, maxDepth int
 }
 
-// ParseNewickItems reads a Newick tree (ParseNewick's syntax) over exactly the items 0..n−1.
-// Leaves are named by names (names[i] is item i) or by their 0-based index: the first leaf
-// decides, a label that is one of names being a name, and every other leaf is read the same way;
-// with names nil, leaves are indices. Errors name the leaf at fault (an unknown label, an index
-// outside 0..n−1, a leaf given twice) or the items missing. Nesting deeper than n, which no tree
-// over n items has, is refused as it is read, so that no text can exhaust the stack.
-func ParseNewickItems(s string, n int, names []string) (*Tree, error) {
-	p := newickParser{s: strings.TrimSpace(s), seen: make([]bool, n), maxDepth: max(n, 1)}
+// LeafLabels says how ParseNewickItems reads a leaf's label.
+type LeafLabels int
+
+const (
+	// ByIndex reads a label as the item's 0-based index.
+	ByIndex LeafLabels = iota
+	// ByName reads a label as the item's name.
+	ByName
+)
+
+func (by LeafLabels) String() string {
+	if by == ByName {
+		return "name"
+	}
+	return "index"
+}
+
+// LabelError is ParseNewickItems's error for a leaf label that the other way of reading
+// labels would take: a name where labels are indices, or an index where they are names.
+type LabelError struct {
+	Pos   int        // the byte where the label ends
+	Label string     // the label
+	By    LeafLabels // how labels are read
+	// Mixed: leaves before it were read the asked way, so the tree mixes names and indices;
+	// otherwise it is the first leaf, and the whole tree is likely written the other way.
+	Mixed bool
+}
+
+func (e *LabelError) Error() string {
+	what := "one of the names, not an item index"
+	if e.By == ByName {
+		what = "not one of the names but an item index"
+	}
+	why := fmt.Sprintf("leaves are read by %s here", e.By)
+	if e.Mixed {
+		why = fmt.Sprintf("the leaves before it were given by %s: the tree mixes names and indices", e.By)
+	}
+	return fmt.Sprintf("newick: at byte %d: leaf %q is %s (%s)", e.Pos, e.Label, what, why)
+}
+
+// ParseNewickItems reads a Newick tree (ParseNewick's syntax) over exactly the items 0..n−1,
+// each leaf's label read as by says: its index, or its name (names[i] is item i's). names may
+// be nil for ByIndex, where they only explain a label that is a name; for ByName they must be
+// n distinct names. A label read the other way gives a *LabelError; other errors name the leaf
+// at fault (an unknown label, an index outside 0..n−1, a leaf given twice) or the items
+// missing. Nesting deeper than n, which no tree over n items has, is refused as it is read, so
+// that no text can exhaust the stack.
+func ParseNewickItems(s string, n int, names []string, by LeafLabels) (*Tree, error) {
+	p := newickParser{s: strings.TrimSpace(s), by: by, seen: make([]bool, n), maxDepth: max(n, 1)}
+	if by == ByName && len(names) != n {
+		return nil, fmt.Errorf("newick: %d names for %d items", len(names), n)
+	}
 	if names != nil {
-		p.byName = make(map[string]int, len(names))
+		p.names = make(map[string]int, len(names))
 		for i, nm := range names {
-			if _, dup := p.byName[nm]; !dup {
-				p.byName[nm] = i
+			if j, dup := p.names[nm]; dup {
+				if by == ByName {
+					return nil, fmt.Errorf("newick: items %d and %d have the same name %q, so leaves cannot be read by name", j, i, nm)
+				}
+				continue
 			}
+			p.names[nm] = i
 		}
+	}
+	if by == ByName {
+		p.index = p.names
 	}
 	t := &Tree{}
 	root, err := p.node(t)
@@ -238,21 +291,23 @@ func (p *newickParser) node(t *Tree) (int, error) {
 }
 
 func (p *newickParser) item(label string) (int, error) {
-	if p.byName != nil { // the first leaf of ParseNewickItems chooses names or indices
-		if _, ok := p.byName[label]; ok {
-			p.index = p.byName
-		}
-		p.byName = nil
-	}
 	i := 0
 	if p.index != nil {
 		var ok bool
 		if i, ok = p.index[label]; !ok {
+			if j, err := strconv.Atoi(label); p.seen != nil && err == nil && j >= 0 && j < len(p.seen) {
+				return 0, &LabelError{Pos: p.pos, Label: label, By: ByName, Mixed: p.leaves > 0}
+			}
 			return 0, p.errorf("unknown leaf label %q", label)
 		}
 	} else {
 		var err error
-		if i, err = strconv.Atoi(label); err != nil || i < 0 {
+		i, err = strconv.Atoi(label)
+		_, isName := p.names[label]
+		switch {
+		case (err != nil || i < 0 || p.seen != nil && i >= len(p.seen)) && isName:
+			return 0, &LabelError{Pos: p.pos, Label: label, By: ByIndex, Mixed: p.leaves > 0}
+		case err != nil || i < 0:
 			return 0, p.errorf("leaf label %q is not an item index", label)
 		}
 	}
@@ -264,6 +319,7 @@ func (p *newickParser) item(label string) (int, error) {
 			return 0, p.errorf("leaf %s appears twice", p.leafName(i))
 		}
 		p.seen[i] = true
+		p.leaves++
 	}
 	return i, nil
 }

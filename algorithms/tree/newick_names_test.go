@@ -82,7 +82,7 @@ func TestNewickNamesRoundTrip(t *testing.T) {
 			if err != nil || !SameClusters(tr, back) {
 				t.Fatalf("ParseNewick(%q): %v, tree %v", s, err, back)
 			}
-			if back, err := ParseNewickItems(s, len(nm), nm); err != nil || !SameClusters(tr, back) {
+			if back, err := ParseNewickItems(s, len(nm), nm, ByName); err != nil || !SameClusters(tr, back) {
 				t.Fatalf("ParseNewickItems(%q): %v", s, err)
 			}
 		}

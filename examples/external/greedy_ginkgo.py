@@ -2,16 +2,19 @@
 """Greedy jet clustering by the Ginkgo likelihood, as an hcbench external algorithm.
 
 hcbench starts this program once per worker and writes it one JSON line per jet on stdin (the
-external protocol, version 1: docs/external.md). For each jet it computes the Ginkgo split
+external protocol, version 2: docs/external.md). For each jet it computes the Ginkgo split
 likelihood itself, from the leaves' 4-momenta and the request's model fields, merges the pair of
 clusters whose split is most likely until one cluster is left, and answers one JSON line on
-stdout: the merges (scipy's linkage convention: leaves 0..n-1, the k-th merge makes node n+k),
-the tree's log-likelihood under its own computation, its compute time and a count of the pairs
-it scored. hcbench scores the tree again under its own model, and warns when the two disagree.
+stdout: the merges (scipy's linkage convention: leaves 0..n-1, the k-th merge makes node n+k) or
+the same tree in Newick, the tree's log-likelihood under its own computation, its compute time
+and a count of the pairs it scored. hcbench scores the tree again under its own model, and warns
+when the two disagree.
 
 params (the config entry's `params`, passed verbatim):
-  noise  Gumbel noise of this scale added to every pair's score (0: plain greedy). The noise is
-         drawn from the request's seed, so the answers are the same on any number of workers.
+  noise   Gumbel noise of this scale added to every pair's score (0: plain greedy). The noise is
+          drawn from the request's seed, so the answers are the same on any number of workers.
+  answer  merges (the default) or newick: a Newick tree whose leaves are labelled as the
+          request's leaf_labels says, by index ("index") or by the request's names ("name").
 
 Standard library only. Anything for a human goes to stderr; stdout carries answers only.
 """
@@ -154,6 +157,26 @@ def cluster(request):
     return merges, total, {"pairs_scored": scored, "noise": noise}
 
 
+def newick(merges, n, labels):
+    """The tree of merges in Newick, leaf i labelled labels[i] (quoted where Newick needs it)."""
+    def quote(label):
+        if label and not any(c in label for c in "()[]':;,_ \t\n\r"):
+            return label
+        return "'" + label.replace("'", "''") + "'"
+
+    nodes = [quote(label) for label in labels]
+    for a, b in merges:
+        nodes.append("(%s,%s)" % (nodes[a], nodes[b]))
+    return nodes[-1] + ";"
+
+
+def leaf_labels(request):
+    """The labels of the leaves that the request's leaf_labels asks for."""
+    if request["leaf_labels"] == "name":
+        return request["names"]
+    return [str(i) for i in range(request["n"])]
+
+
 def main():
     while True:
         line = sys.stdin.readline()
@@ -163,10 +186,13 @@ def main():
         answer = {"task": request["task"]}
         start = time.process_time()
         try:
-            if request.get("protocol") != 1:
-                raise ValueError("protocol %r: this program speaks protocol 1" % request.get("protocol"))
+            if request.get("protocol") != 2:
+                raise ValueError("protocol %r: this program speaks protocol 2" % request.get("protocol"))
             merges, log_likelihood, extra = cluster(request)
-            answer["merges"] = merges
+            if request.get("params", {}).get("answer", "merges") == "newick":
+                answer["newick"] = newick(merges, request["n"], leaf_labels(request))
+            else:
+                answer["merges"] = merges
             # JSON has no infinities: a tree the model forbids has log-likelihood null.
             answer["log_likelihood"] = None if math.isinf(log_likelihood) else log_likelihood
             answer["seconds"] = time.process_time() - start

@@ -198,6 +198,9 @@ func TestExternalExampleConfig(t *testing.T) {
 		if r.Error != "" || len(r.Warnings) > 0 || r.LogLikelihood == nil {
 			t.Errorf("%s: error %q, warnings %q", k, r.Error, r.Warnings)
 		}
+		if r.Algorithm == "noisy-py" && (r.Params["leaf_labels"] != "name" || r.Extra["noise"] == nil) {
+			t.Errorf("%s: the Newick variant's params %v, extra %v", k, r.Params, r.Extra)
+		}
 		if r.Algorithm == "greedy-py" {
 			g := recs[strings.Replace(k, "algorithm=greedy-py", "algorithm=greedy", 1)]
 			if !near(*r.LogLikelihood, *g.LogLikelihood) || r.ReportedLogLikelihood == nil || r.ReportedSeconds == nil || r.Extra["pairs_scored"] == nil {

@@ -16,6 +16,11 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/hcbench/hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/experiments/item"
+	"github.com/hcbench/hcbench/experiments/memory"
+	"github.com/hcbench/hcbench/internal/linelimit"
 )
 
 // The external algorithm: a program in any language, run as a child process that speaks the
@@ -28,21 +33,47 @@ func init() {
 		Name: "external",
 		Help: "your own program, in any language, scored and reported like a built-in algorithm (docs/external.md). " +
 			"hcbench starts the command once per worker, in the config file's folder, and writes it one JSON line per item on stdin, " +
-			`{"protocol": 1, "task", "dataset", "item", "seed" (a decimal string), "n", "names", "params", "data", "model"} ` +
+			`{"protocol": 2, "task", "dataset", "item", "seed" (a decimal string), "n", "names", "leaf_labels" (index or name), "params", "data", "model"} ` +
 			`(jets: data.leaves [[E, px, py, pz], ...] and model {kind: ginkgo2020 or ginkgo2021, lambda, root_lambda, t_cut}; ` +
 			`vectors: data.features, missing cells null, and model {kind: correlation, similarity, centering, within_pairs, beta, missing} or null; ` +
 			`labels only with give_labels); the program writes one JSON line per request on stdout, in order: ` +
-			`{"task", "newick"} (leaves named by index 0..n−1 or by names), {"task", "merges"} (scipy's linkage: leaves 0..n−1, merge k makes node n+k) ` +
+			`{"task", "newick"} (leaves labelled as leaf_labels says: by index 0..n−1 or by names), {"task", "merges"} (scipy's linkage: leaves 0..n−1, merge k makes node n+k) ` +
 			`or {"task", "error"}, optionally with log_likelihood (recorded as reported_log_likelihood, a warning when it differs from hcbench's own score by more than 1e-6), ` +
-			"seconds (reported_seconds) and extra (flat values). hcbench scores the tree itself under the item's model; a rose tree gets no log_likelihood. " +
-			"Its stderr goes to the run's log. A malformed or unsolicited line, a wrong task key, an invalid tree, a program that exits, " +
+			"seconds (reported_seconds) and extra (flat values, at most 64 keys and 4 KiB: a larger one fails the task). hcbench scores the tree itself under the item's model; a rose tree gets no log_likelihood. " +
+			"Its stderr goes to the run's log, at most 64 KiB at once and 16 KiB a second. A malformed or unsolicited line, a wrong task key, an invalid tree, a program that exits, " +
 			"a line over 16 MiB or a timeout fails that task only, with the cause and the last lines of stderr: the program is killed with its process group and a fresh one starts for the next item",
-		NewParams: func() Params { return &ExternalParams{} },
-		Start:     startExternal,
+		NewParams:   func() Params { return &ExternalParams{} },
+		Start:       startExternal,
+		Memory:      externalMemory,
+		RecordBytes: func(Params) int64 { return extraRecordBytes },
 		// Unknown: a program's own algorithm. A guess of a millisecond for the request and
 		// answer and 1 µs·n², which the progress calibrates from the first tasks.
 		Cost: func(_ Params, n int) float64 { return 1e-3 + 1e-6*square(n) },
 	})
+}
+
+// The working memory of an external task in hcbench (the program's own is its own): its
+// program's buffers, the request and the answer lines, and an answer's extra at its bound.
+const (
+	// extProgramBytes: the stdout reader's buffer, stderr's line buffer and tail, and the
+	// goroutines and pipes of one program.
+	extProgramBytes = linelimit.BufSize + stderrLineBytes + 2*stderrTailBytes + 16<<10
+	// extNumberBytes is a number of the request as JSON writes it (up to 24 characters and a
+	// comma); extNameBytes a leaf's name in the request, and extAnswerLeafBytes what an answer
+	// writes per leaf (a Newick label, a merge, or a scipy row of four floats).
+	extNumberBytes, extNameBytes, extAnswerLeafBytes = 25, 24, 64
+	// extLineCopies: a line is held about three times, as it is built or read, copied, and
+	// decoded.
+	extLineCopies = 3
+)
+
+// externalMemory estimates the working memory of one external task on an item of n leaves of a
+// data set of size s: its program's buffers, the request and the answer, and an extra at its
+// bound while the answer is parsed (a record keeps the extra: RecordBytes counts it there).
+func externalMemory(_ Params, s item.Size, n int) int64 {
+	perLeaf := int64(extNameBytes + extNumberBytes*max(s.Dims, 4))
+	lines := memory.Mul(int64(n), perLeaf+extAnswerLeafBytes)
+	return memory.Add(extProgramBytes+extraRecordBytes, memory.Mul(extLineCopies, lines))
 }
 
 // ExternalParams: `external` runs a program of the user's through the external protocol.
@@ -51,6 +82,7 @@ type ExternalParams struct {
 	Timeout    Duration    `yaml:"timeout" default:"none" help:"most time for one item, from sending its request to its answer (a freshly started program's start-up counts toward its first item): a duration such as 60s, 2m or 1h30m, or none; past it the task fails and the program is killed and restarted"`
 	Params     JSONObject  `yaml:"params" help:"a mapping passed to the program verbatim as the request's params (as JSON; default {}): its own settings, such as {temperature: 0.5}; values must be ones JSON can hold (no NaN or infinities)"`
 	GiveLabels bool        `yaml:"give_labels" default:"false" help:"send the leaves' labels (the ground-truth classes, \"\" unknown) as the request's labels; they are never sent otherwise"`
+	LeafLabels string      `yaml:"leaf_labels" default:"index" help:"how the program's Newick answers label their leaves, sent as the request's leaf_labels: index (0..n−1, the leaves' positions in the request) or name (the request's names, which must then be distinct); a leaf given the other way fails its task. Merges number leaves by index either way"`
 }
 
 // Check checks the external algorithm's parameters, and that its program exists and can run
@@ -71,6 +103,7 @@ func (p *ExternalParams) Check(c Checker) {
 	if p.Timeout < 0 {
 		c.Bad("timeout", "must be positive, or none for no limit; got %s", time.Duration(p.Timeout))
 	}
+	OneOf(c, "leaf_labels", p.LeafLabels, tree.ByIndex.String(), tree.ByName.String())
 }
 
 // CommandLine is a program and its arguments, written as a YAML list of strings.
@@ -329,6 +362,8 @@ type externalSolver struct {
 	log     *slog.Logger
 	display string // the command for messages
 
+	stderrLog logBudget     // what the programs' stderr may still write to the log
+	grace     time.Duration // endGrace, which a test may shorten
 	pool
 }
 
@@ -364,10 +399,18 @@ func startExternal(p Params, run Run) (Solver, error) {
 	}
 	s := &externalSolver{
 		p: ep, path: path, argv: append([]string(nil), ep.Command...), dir: dir, env: externalEnv(),
-		params: params, workers: max(run.Workers, 1), log: log, display: displayCommand(ep.Command),
+		params: params, workers: max(run.Workers, 1), log: log, display: displayCommand(ep.Command), grace: endGrace,
 	}
 	s.pool.init()
 	return s, nil
+}
+
+// leafLabels is how the variant's Newick answers label their leaves.
+func (s *externalSolver) leafLabels() tree.LeafLabels {
+	if s.p.LeafLabels == tree.ByName.String() {
+		return tree.ByName
+	}
+	return tree.ByIndex
 }
 
 // resolveProgram finds the program of a command: a path with a separator is taken relative to

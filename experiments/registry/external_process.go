@@ -13,13 +13,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/internal/linelimit"
 )
 
 // The programs of an external variant: each runs in its own process group with three pipes, a
 // goroutine reading its stdout line by line (so that a timeout or a cancelled context never waits
-// on a blocked read), one reading its stderr into the run's log and a ring of its last lines, and
-// one waiting for it to exit. A pool keeps the idle ones, at most one per worker.
+// on a blocked read), one reading its stderr into the run's log (at a bounded rate) and a ring of
+// its last lines, and one waiting for it to exit, which kills what it left in its group. A pool
+// keeps the idle ones, at most one per worker.
 
 const (
 	// maxAnswerLine bounds one line of a program's stdout: a longer one is a flood, not an answer.
@@ -29,11 +31,25 @@ const (
 	stderrTailLines = 20
 	stderrTailBytes = 4 << 10
 	stderrLineBytes = 4 << 10
-	// stderrGrace is how long a failure waits for a killed program's stderr to end, so that its
-	// last words (a traceback) are in the error; exitGrace how long a program that closed its
-	// stdout may take to exit, so that its exit status is.
-	stderrGrace = 500 * time.Millisecond
-	exitGrace   = 500 * time.Millisecond
+	// stderrLogBurst and stderrLogRate bound what the programs of a variant write to the run's
+	// log (run.log and the terminal), together: at most stderrLogBurst bytes at once and
+	// stderrLogRate bytes a second on average, a line counting its text and stderrLogLineBytes
+	// for the log's own fields. The lines beyond are counted, not logged (a program can write
+	// gigabytes of stderr), and the count is logged when the log takes lines again and when
+	// the run ends.
+	stderrLogBurst     = 64 << 10
+	stderrLogRate      = 16 << 10
+	stderrLogLineBytes = 128
+	// stderrLogNoticeBytes is what the line that counts the lines left out costs.
+	stderrLogNoticeBytes = 512
+	// endGrace bounds each wait for the end of what a program is ending: for the stderr of a
+	// killed program to end, so that its last words (a traceback) are in the error; for a
+	// program that closed its stdout to exit, so that its exit status is; and for the stdout of
+	// a program that exited to end (a process it started outside its group may hold it), before
+	// its task fails. Each wait ends at the event; the bound is long so that a loaded machine
+	// meets it, and is reached only by a program that closed its stdout and lives on, or whose
+	// escaped child holds a pipe.
+	endGrace = 5 * time.Second
 	// requestGrace is how long an answer may come before hcbench has finished writing its
 	// request (a program that answers without reading it): then the task fails.
 	requestGrace = 10 * time.Second
@@ -64,8 +80,9 @@ type extProc struct {
 	tail       tail
 	killOnce   sync.Once
 
-	served   int    // requests answered
-	lastTask string // the task of the last answer, for the message of a stray line
+	grace    time.Duration // endGrace, which a test may shorten
+	served   int           // requests answered
+	lastTask string        // the task of the last answer, for the message of a stray line
 }
 
 // start starts a program of the variant.
@@ -102,13 +119,13 @@ func (s *externalSolver) start() (*extProc, error) {
 		return nil, fmt.Errorf("external program %s cannot start: %w", s.display, err)
 	}
 	p := &extProc{
-		cmd: cmd, pid: cmd.Process.Pid, stdin: inW, stdout: outR, stderr: errR,
+		cmd: cmd, pid: cmd.Process.Pid, stdin: inW, stdout: outR, stderr: errR, grace: s.grace,
 		lines: make(chan extLine, 1), quit: make(chan struct{}), stderrDone: make(chan struct{}), exited: make(chan struct{}),
 	}
 	go p.readStdout()
-	go p.readStderr(s.log, s.display)
+	go p.readStderr(s.log, s.display, &s.stderrLog)
 	go func() {
-		p.waitErr = cmd.Wait()
+		p.waitErr = waitProgram(cmd)
 		close(p.exited)
 	}()
 	return p, nil
@@ -134,8 +151,9 @@ func (p *extProc) readStdout() {
 	}
 }
 
-// readStderr sends each line of the program's stderr to the run's log and keeps the last ones.
-func (p *extProc) readStderr(log *slog.Logger, display string) {
+// readStderr keeps the last lines of the program's stderr and sends each to the run's log, as
+// far as budget allows.
+func (p *extProc) readStderr(log *slog.Logger, display string, budget *logBudget) {
 	defer close(p.stderrDone)
 	br := bufio.NewReaderSize(p.stderr, stderrLineBytes)
 	for {
@@ -151,7 +169,10 @@ func (p *extProc) readStderr(log *slog.Logger, display string) {
 			}
 		}
 		p.tail.add(text)
-		log.Info("external program stderr", "program", display, "pid", p.pid, "line", text)
+		if ok, skipped := budget.take(len(text), time.Now()); ok {
+			skipped.log(log, display)
+			log.Info("external program stderr", "program", display, "pid", p.pid, "line", text)
+		}
 		if err != nil {
 			return
 		}
@@ -159,7 +180,7 @@ func (p *extProc) readStderr(log *slog.Logger, display string) {
 }
 
 // kill kills the program and its process group, at once and without waiting; the readers stop.
-// Its stderr is read for stderrGrace more (the last words of a program killed), then closed.
+// Its stderr is read for its grace more (the last words of a program killed), then closed.
 func (p *extProc) kill() {
 	p.killOnce.Do(func() {
 		close(p.quit)
@@ -169,7 +190,7 @@ func (p *extProc) kill() {
 		go func() {
 			select {
 			case <-p.stderrDone:
-			case <-time.After(stderrGrace):
+			case <-time.After(p.grace):
 			}
 			p.stderr.Close()
 		}()
@@ -201,12 +222,12 @@ func (p *extProc) exitText() string {
 	return p.waitErr.Error()
 }
 
-// stderrTail waits for the stderr of a killed program to end (at most stderrGrace) and writes
+// stderrTail waits for the stderr of a killed program to end (at most its grace) and writes
 // its last lines for an error.
 func (p *extProc) stderrTail() string {
 	select {
 	case <-p.stderrDone:
-	case <-time.After(stderrGrace):
+	case <-time.After(p.grace):
 	}
 	lines := p.tail.lines()
 	if len(lines) == 0 {
@@ -219,6 +240,68 @@ func (p *extProc) stderrTail() string {
 		b.WriteString(l)
 	}
 	return b.String()
+}
+
+// logBudget is a token bucket of the log's bytes for the stderr of a variant's programs
+// (stderrLogBurst, stderrLogRate), and the count of the lines it refused. Once it refuses a line
+// it refuses until half the burst has come back, so that a flood is logged in bursts, each after
+// one line that counts the lines left out (which costs its bytes too), not as a notice for every
+// line.
+type logBudget struct {
+	mu       sync.Mutex
+	tokens   float64
+	last     time.Time // when tokens was last filled; zero: never (the bucket is full)
+	refusing bool
+	skipped  skippedLines
+}
+
+// skippedLines counts the stderr lines not logged since the last report of them.
+type skippedLines struct{ lines, bytes int64 }
+
+// take reports whether a line of n bytes of text may be logged at now, and the lines skipped
+// before it, to be reported first (zero when none, or when this one is skipped too).
+func (b *logBudget) take(n int, now time.Time) (bool, skippedLines) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.last.IsZero() {
+		b.tokens = stderrLogBurst
+	} else if dt := now.Sub(b.last).Seconds(); dt > 0 {
+		b.tokens = min(stderrLogBurst, b.tokens+dt*stderrLogRate)
+	}
+	b.last = now
+	cost := float64(n + stderrLogLineBytes)
+	if b.skipped.lines > 0 {
+		cost += stderrLogNoticeBytes
+	}
+	if b.refusing && b.tokens < stderrLogBurst/2 || b.tokens < cost {
+		b.refusing = true
+		b.skipped.lines++
+		b.skipped.bytes += int64(n)
+		return false, skippedLines{}
+	}
+	b.refusing = false
+	b.tokens -= cost
+	s := b.skipped
+	b.skipped = skippedLines{}
+	return true, s
+}
+
+// flush returns the lines skipped since the last report, and forgets them.
+func (b *logBudget) flush() skippedLines {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.skipped
+	b.skipped = skippedLines{}
+	return s
+}
+
+// log reports the skipped lines, if any.
+func (s skippedLines) log(log *slog.Logger, display string) {
+	if s.lines > 0 {
+		log.Warn(fmt.Sprintf("external program stderr: %d %s (%s) not logged, over the log's limit of %s at once and %s a second for a variant's programs; a failed task's error quotes the last lines of its program",
+			s.lines, results.Plural(int(s.lines), "line", "lines"), linelimit.Size(int(s.bytes)), linelimit.Size(stderrLogBurst), linelimit.Size(stderrLogRate)),
+			"program", display)
+	}
 }
 
 // tail is a ring of the last lines of a stderr: at most stderrTailLines, and at most
@@ -342,6 +425,7 @@ func (s *externalSolver) Close() error {
 	for _, p := range procs {
 		p.kill()
 	}
+	defer func() { s.stderrLog.flush().log(s.log, s.display) }()
 	deadline := time.After(closeGrace)
 	for _, p := range procs {
 		select {

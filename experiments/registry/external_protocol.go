@@ -22,15 +22,28 @@ import (
 	"github.com/hcbench/hcbench/internal/linelimit"
 )
 
-// The external protocol, version 1 (docs/external.md): one JSON line per item on the program's
-// stdin, one JSON line back on its stdout per request, in order.
+// The external protocol, version 2 (docs/external.md): one JSON line per item on the program's
+// stdin, one JSON line back on its stdout per request, in order. Version 2 added the request's
+// leaves, which says how a Newick answer names its leaves (version 1 guessed it from the first
+// leaf, and misread a tree by index over names that are indices in another order).
 
 // ExternalProtocol is the protocol version that requests carry.
-const ExternalProtocol = 1
+const ExternalProtocol = 2
 
 // reportedTolerance is how far a program's own log-likelihood may be from hcbench's score of its
 // tree before the record warns.
 const reportedTolerance = 1e-6
+
+// maxExtraBytes and maxExtraKeys bound an answer's extra: its JSON text as the answer wrote
+// it, and its keys. A record keeps extra, and a run keeps its records in memory and writes them
+// to results.jsonl, so an extra without bound (a 15 MB string in each answer, or 500,000 keys,
+// about 110 MB a record) takes the memory and the disk; extraRecordBytes, what an extra at the
+// bound holds in memory, is counted for each record in the run's memory estimate.
+const (
+	maxExtraBytes    = 4 << 10
+	maxExtraKeys     = 64
+	extraRecordBytes = 16 << 10 // measured: 10 KiB for 64 keys of 50-byte strings, rounded up
+)
 
 // maxErrorText bounds the message of a program's error answer, and the quote of a bad line, in a
 // record.
@@ -38,17 +51,18 @@ const maxErrorText = 4 << 10
 
 // extRequest is a request, in the order its fields are written.
 type extRequest struct {
-	Protocol int             `json:"protocol"`
-	Task     string          `json:"task"`
-	Dataset  string          `json:"dataset"`
-	Item     string          `json:"item"`
-	Seed     string          `json:"seed"`
-	N        int             `json:"n"`
-	Names    []string        `json:"names"`
-	Params   json.RawMessage `json:"params"`
-	Data     any             `json:"data"`
-	Model    any             `json:"model"`
-	Labels   *[]string       `json:"labels,omitempty"`
+	Protocol   int             `json:"protocol"`
+	Task       string          `json:"task"`
+	Dataset    string          `json:"dataset"`
+	Item       string          `json:"item"`
+	Seed       string          `json:"seed"`
+	N          int             `json:"n"`
+	Names      []string        `json:"names"`
+	LeafLabels string          `json:"leaf_labels"`
+	Params     json.RawMessage `json:"params"`
+	Data       any             `json:"data"`
+	Model      any             `json:"model"`
+	Labels     *[]string       `json:"labels,omitempty"`
 }
 
 type jetData struct {
@@ -113,15 +127,14 @@ func (s *externalSolver) request(t Task) ([]byte, error) {
 	n := it.Leaves()
 	req := extRequest{
 		Protocol: ExternalProtocol, Task: t.Key, Dataset: t.Dataset, Item: it.ID,
-		Seed: strconv.FormatUint(t.Seed, 10), N: n, Names: it.Names, Params: s.params,
+		Seed: strconv.FormatUint(t.Seed, 10), N: n, Names: leafNames(it), LeafLabels: s.leafLabels().String(), Params: s.params,
 	}
 	if req.Dataset == "" {
 		req.Dataset = it.Dataset
 	}
-	if req.Names == nil {
-		req.Names = make([]string, n)
-		for i := range n {
-			req.Names[i] = strconv.Itoa(i)
+	if s.leafLabels() == tree.ByName {
+		if err := distinctNames(req.Names); err != nil {
+			return nil, err
 		}
 	}
 	switch {
@@ -161,10 +174,35 @@ func (s *externalSolver) request(t Task) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// leafNames returns the names a request sends: the item's, or its leaves' indices.
+func leafNames(it *item.Item) []string {
+	if it.Names != nil {
+		return it.Names
+	}
+	names := make([]string, it.Leaves())
+	for i := range names {
+		names[i] = strconv.Itoa(i)
+	}
+	return names
+}
+
+// distinctNames checks that no two leaves share a name, as leaf_labels: name needs.
+func distinctNames(names []string) error {
+	seen := make(map[string]int, len(names))
+	for i, nm := range names {
+		if j, dup := seen[nm]; dup {
+			return fmt.Errorf("leaves %d and %d of this item are both named %q, so a Newick answer cannot name its leaves by name (leaf_labels: name); use leaf_labels: index", j, i, nm)
+		}
+		seen[nm] = i
+	}
+	return nil
+}
+
 // extAnswer is a program's answer to a request.
 type extAnswer struct {
 	tree       *tree.Tree
 	errText    string // the program's own error: the task fails, the program stays
+	refused    string // why hcbench refuses a well-formed answer: the task fails, the program stays
 	reportedLL *float64
 	seconds    *float64
 	extra      map[string]any
@@ -173,10 +211,10 @@ type extAnswer struct {
 // answerKeys are the keys an answer may have.
 var answerKeys = []string{"task", "newick", "merges", "error", "log_likelihood", "seconds", "extra"}
 
-// parseAnswer reads an answer line to the request of task key over n leaves (named by names).
-// Its error says what is wrong with the line; any error means the program is out of step with
-// the protocol.
-func parseAnswer(line []byte, key string, n int, names []string, lastTask string) (*extAnswer, error) {
+// parseAnswer reads an answer line to the request of task key over n leaves, named by names,
+// whose Newick labels leaves as by says. Its error says what is wrong with the line; any error
+// means the program is out of step with the protocol.
+func parseAnswer(line []byte, key string, n int, names []string, by tree.LeafLabels, lastTask string) (*extAnswer, error) {
 	b := bytes.TrimSpace(line)
 	if len(b) == 0 {
 		return nil, errors.New("wrote an empty line where its answer should be")
@@ -234,8 +272,8 @@ func parseAnswer(line []byte, key string, n int, names []string, lastTask string
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, fmt.Errorf("answered with a newick that is not a string (%s)", quoteLine(raw))
 		}
-		if a.tree, err = tree.ParseNewickItems(s, n, names); err != nil {
-			return nil, fmt.Errorf("answered with an invalid tree: %v", err)
+		if a.tree, err = tree.ParseNewickItems(s, n, names, by); err != nil {
+			return nil, fmt.Errorf("answered with an invalid tree: %v%s", err, labelsHint(err))
 		}
 	} else {
 		if a.tree, err = mergesTree(fields["merges"], n); err != nil {
@@ -259,11 +297,36 @@ func parseAnswer(line []byte, key string, n int, names []string, lastTask string
 		a.seconds = &sec
 	}
 	if raw, ok := fields["extra"]; ok {
+		if len(raw) > maxExtraBytes {
+			// Over the bound: the line is well-formed, so the program stays, but nothing
+			// of the answer is kept (a record holds all the program answered, or says why not).
+			a.refused = fmt.Sprintf("answered with an extra of %s, more than the %s an answer's extra may hold", linelimit.Size(len(raw)), linelimit.Size(maxExtraBytes))
+			return a, nil
+		}
 		if a.extra, err = flatObject(raw); err != nil {
 			return nil, fmt.Errorf("answered with a bad extra: %v", err)
 		}
+		if len(a.extra) > maxExtraKeys {
+			a.refused = fmt.Sprintf("answered with an extra of %d keys, more than the %d an answer's extra may hold", len(a.extra), maxExtraKeys)
+			a.extra = nil
+		}
 	}
 	return a, nil
+}
+
+// labelsHint says what to change when a Newick answer gave its leaves the other way than the
+// request's leaf_labels asked.
+func labelsHint(err error) string {
+	var le *tree.LabelError
+	switch {
+	case !errors.As(err, &le):
+		return ""
+	case le.Mixed:
+		return fmt.Sprintf(`; an answer gives every leaf the same way, as the request's "leaf_labels" says (%q)`, le.By)
+	case le.By == tree.ByIndex:
+		return `; the request's "leaf_labels" is "index" (the config entry's leaf_labels, by default): answer each leaf by its index 0..n−1, or set leaf_labels: name in the entry for a program that answers names`
+	}
+	return `; the request's "leaf_labels" is "name" (the config entry's leaf_labels: name): answer each leaf by its name, or set leaf_labels: index in the entry for a program that answers indices`
 }
 
 // mergesTree builds the tree of a merges answer: n−1 rows [a, b] (or scipy's [a, b, distance,
@@ -376,13 +439,16 @@ func (s *externalSolver) Solve(ctx context.Context, t Task) (Solution, error) {
 		}
 		return Solution{}, s.fail(p, cause)
 	}
-	n := t.Item.Leaves()
-	a, err := parseAnswer(line, t.Key, n, t.Item.Names, p.lastTask)
+	a, err := parseAnswer(line, t.Key, t.Item.Leaves(), leafNames(t.Item), s.leafLabels(), p.lastTask)
 	if err != nil {
 		return Solution{}, s.fail(p, err.Error())
 	}
 	p.served++
 	p.lastTask = t.Key
+	if a.refused != "" {
+		s.release(p)
+		return Solution{}, fmt.Errorf("external program %s (pid %d) %s (a record keeps extra, and a run keeps its records in memory): the task fails and its tree is not recorded; keep extra to a few values (write bulk output to a file of the program's own); the program is kept for the next item", s.display, p.pid, a.refused)
+	}
 	if a.errText != "" {
 		tail := p.tail.lines()
 		s.release(p)
@@ -396,9 +462,9 @@ func (s *externalSolver) Solve(ctx context.Context, t Task) (Solution, error) {
 	return score(t.Item, a)
 }
 
-// exchange writes a request to a program and waits for its answer line, its stdout's end, the
-// timeout or ctx, whichever comes first. It returns the line, or why there is none ("" cause:
-// the line).
+// exchange writes a request to a program and waits for its answer line, its stdout's end, its
+// exit, the timeout or ctx, whichever comes first. It returns the line, or why there is none (""
+// cause: the line).
 func (s *externalSolver) exchange(ctx context.Context, p *extProc, req []byte) (line []byte, cause string) {
 	wrote := make(chan error, 1)
 	go func() {
@@ -413,32 +479,49 @@ func (s *externalSolver) exchange(ctx context.Context, p *extProc, req []byte) (
 	}
 	timedOut := fmt.Sprintf("gave no answer within its timeout of %s", s.p.Timeout)
 	written := false
+	// got is the answer to a line of stdout, or its end.
+	got := func(l extLine) ([]byte, string) {
+		if l.err != nil {
+			return nil, streamCause(p, l.err)
+		}
+		if !written {
+			select {
+			case err := <-wrote:
+				if err != nil {
+					return nil, fmt.Sprintf("answered, but could not be sent the whole request (%v)", err)
+				}
+			case <-ctx.Done():
+				return nil, "cancelled"
+			case <-timeout:
+				return nil, timedOut
+			case <-time.After(requestGrace):
+				return nil, "answered before it read its whole request, and then stopped reading it"
+			}
+		}
+		return l.b, ""
+	}
+	exited := p.exited
 	for {
 		select {
 		case err := <-wrote:
 			if err != nil {
-				return nil, fmt.Sprintf("could not be sent its request (%v): it closed its stdin or exited%s", err, p.exitNote(exitGrace))
+				return nil, fmt.Sprintf("could not be sent its request (%v): it closed its stdin or exited%s", err, p.exitNote())
 			}
 			written, wrote = true, nil
 		case l := <-p.lines:
-			if l.err != nil {
-				return nil, streamCause(p, l.err)
+			return got(l)
+		case <-exited:
+			// Its exit killed what it left in its process group, so its stdout ends as soon as
+			// the lines it wrote are read, unless a process that left the group holds it.
+			exited = nil
+			select {
+			case l := <-p.lines:
+				return got(l)
+			case <-ctx.Done():
+				return nil, "cancelled"
+			case <-time.After(p.grace):
+				return nil, fmt.Sprintf("exited (%s) without answering, and its stdout stays open %s later: a process it started outside its process group holds it (hcbench kills the group only)", p.exitText(), p.grace)
 			}
-			if !written {
-				select {
-				case err := <-wrote:
-					if err != nil {
-						return nil, fmt.Sprintf("answered, but could not be sent the whole request (%v)", err)
-					}
-				case <-ctx.Done():
-					return nil, "cancelled"
-				case <-timeout:
-					return nil, timedOut
-				case <-time.After(requestGrace):
-					return nil, "answered before it read its whole request, and then stopped reading it"
-				}
-			}
-			return l.b, ""
 		case <-ctx.Done():
 			return nil, "cancelled"
 		case <-timeout:
@@ -453,17 +536,17 @@ func streamCause(p *extProc, err error) string {
 		return fmt.Sprintf("wrote a line longer than %s where its answer should be (a flood of output, not an answer)", linelimit.Size(e.Limit))
 	}
 	if err == io.EOF {
-		return "closed its stdout before answering" + p.exitNote(exitGrace)
+		return "closed its stdout before answering" + p.exitNote()
 	}
 	return fmt.Sprintf("could not be read (%v)", err)
 }
 
-// exitNote waits up to grace for the program to exit and says how it did: ", and exited (exit
-// status 1)", or "" if it still runs.
-func (p *extProc) exitNote(grace time.Duration) string {
+// exitNote waits up to its grace for the program to exit and says how it did: " (it exited:
+// exit status 1)", or "" if it still runs.
+func (p *extProc) exitNote() string {
 	select {
 	case <-p.exited:
-	case <-time.After(grace):
+	case <-time.After(p.grace):
 		return ""
 	}
 	return fmt.Sprintf(" (it exited: %s)", p.exitText())

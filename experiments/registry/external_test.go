@@ -10,6 +10,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -76,7 +79,9 @@ type extOptions struct {
 	workers int
 	params  JSONObject
 	labels  bool
+	leaves  string
 	dir     string
+	grace   time.Duration // the solver's endGrace; 0: as it is
 }
 
 // startExt starts an external variant whose program is this test binary in mode, and its log.
@@ -89,7 +94,7 @@ func startExt(t testing.TB, mode string, o extOptions) (*externalSolver, *syncBu
 	if o.dir == "" {
 		o.dir = t.TempDir()
 	}
-	p := &ExternalParams{Command: append(CommandLine{exe, externaltest.Arg, mode}, o.flags...), Timeout: Duration(o.timeout), Params: o.params, GiveLabels: o.labels}
+	p := &ExternalParams{Command: append(CommandLine{exe, externaltest.Arg, mode}, o.flags...), Timeout: Duration(o.timeout), Params: o.params, GiveLabels: o.labels, LeafLabels: o.leaves}
 	var logs syncBuffer
 	sv, err := startExternal(p, Run{ConfigDir: o.dir, Workers: max(o.workers, 1), Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
@@ -100,7 +105,23 @@ func startExt(t testing.TB, mode string, o extOptions) (*externalSolver, *syncBu
 			t.Error(err)
 		}
 	})
-	return sv.(*externalSolver), &logs
+	s := sv.(*externalSolver)
+	if o.grace > 0 {
+		s.grace = o.grace
+	}
+	return s, &logs
+}
+
+// waitFor waits until cond holds, checking it every few milliseconds: for an event that a test
+// cannot be told of. After a minute, far beyond what any load delays an event by, the test
+// fails as hung, naming what it waited for.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("still waiting for %s after a minute", what)
+		}
+	}
 }
 
 func extTask(it *item.Item) Task {
@@ -153,12 +174,8 @@ func TestExternalScoresAsBuiltIn(t *testing.T) {
 					t.Errorf("item %s: record fields %v %v %v", it.ID, r.ReportedLogLikelihood, r.ReportedSeconds, r.Extra)
 				}
 			}
-			// The stderr reader runs beside the answers: give it a moment.
-			for deadline := time.Now().Add(5 * time.Second); !strings.Contains(logs.String(), "request 6: item 5, n "); time.Sleep(10 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("the program's stderr is not in the log:\n%s", logs)
-				}
-			}
+			// The stderr reader runs beside the answers.
+			waitFor(t, "the program's stderr in the log", func() bool { return strings.Contains(logs.String(), "request 6: item 5, n ") })
 		})
 	}
 }
@@ -201,7 +218,7 @@ func TestExternalRequest(t *testing.T) {
 		t.Fatalf("request %q: %v", b, err)
 	}
 	for k, want := range map[string]string{
-		"protocol": "1", "task": `"dataset=qcd|item=0|algorithm=ext"`, "seed": `"1000"`, "params": "{}",
+		"protocol": "2", "task": `"dataset=qcd|item=0|algorithm=ext"`, "seed": `"1000"`, "params": "{}", "leaf_labels": `"index"`,
 		"model": `{"kind":"ginkgo2020","lambda":1.5,"root_lambda":1.5,"t_cut":16}`,
 	} {
 		if string(req[k]) != want {
@@ -210,6 +227,9 @@ func TestExternalRequest(t *testing.T) {
 	}
 	if _, ok := req["labels"]; ok {
 		t.Error("labels sent without give_labels")
+	}
+	if externaltest.Protocol != ExternalProtocol {
+		t.Errorf("the test program speaks protocol %d, hcbench %d", externaltest.Protocol, ExternalProtocol)
 	}
 	var names []string
 	var data struct{ Leaves [][4]float64 }
@@ -268,25 +288,27 @@ func TestExternalFailures(t *testing.T) {
 		mode    string
 		want    []string
 		keepPID bool
+		grace   time.Duration // shortened where no event ends the wait (a program that lives on)
 	}{
-		{"malformed", []string{"not a JSON object", `"this is not JSON {"`, "write anything else to stderr", "request 2: item 1"}, false},
-		{"wrong-key", []string{`answered for task "dataset=nope|item=0|algorithm=nope", but the request was task "dataset=qcd|item=1|algorithm=ext"`}, false},
-		{"repeated-leaf", []string{"invalid tree", "appears twice"}, false},
-		{"missing-leaf", []string{"invalid tree", "missing"}, false},
-		{"future-node", []string{"invalid tree", "is not made yet"}, false},
-		{"wrong-n", []string{"invalid tree", "merges for n ="}, false},
-		{"exit", []string{"closed its stdout before answering", "exit status 3", "| RuntimeError: boom on item 1"}, false},
-		{"close-stdout", []string{"closed its stdout before answering"}, false},
-		{"flood", []string{"longer than 16 MiB", "a flood"}, false},
-		{"nested-extra", []string{"extra.list is a list or an object"}, false},
-		{"error", []string{"answered with an error: cannot cluster item 1"}, true},
+		{"malformed", []string{"not a JSON object", `"this is not JSON {"`, "write anything else to stderr", "request 2: item 1"}, false, 0},
+		{"wrong-key", []string{`answered for task "dataset=nope|item=0|algorithm=nope", but the request was task "dataset=qcd|item=1|algorithm=ext"`}, false, 0},
+		{"repeated-leaf", []string{"invalid tree", "appears twice"}, false, 0},
+		{"missing-leaf", []string{"invalid tree", "missing"}, false, 0},
+		{"future-node", []string{"invalid tree", "is not made yet"}, false, 0},
+		{"wrong-n", []string{"invalid tree", "merges for n ="}, false, 0},
+		{"exit", []string{"closed its stdout before answering", "exit status 3", "| RuntimeError: boom on item 1"}, false, 0},
+		{"close-stdout", []string{"closed its stdout before answering"}, false, 50 * time.Millisecond},
+		{"flood", []string{"longer than 16 MiB", "a flood"}, false, 0},
+		{"nested-extra", []string{"extra.list is a list or an object"}, false, 0},
+		{"error", []string{"answered with an error: cannot cluster item 1"}, true, 0},
+		{"greedy-names", []string{`leaf "a" is one of the names, not an item index (leaves are read by index here)`, `the request's "leaf_labels" is "index"`, "set leaf_labels: name"}, false, 0},
+		{"mixed-labels", []string{"the tree mixes names and indices", `as the request's "leaf_labels" says ("index")`}, false, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.mode, func(t *testing.T) {
-			s, _ := startExt(t, c.mode, extOptions{flags: []string{"-bad", "1"}})
+			s, _ := startExt(t, c.mode, extOptions{flags: []string{"-bad", "1"}, grace: c.grace})
 			var pids []any
-			for i, it := range jets {
-				start := time.Now()
+			for i, it := range named(jets) {
 				sol, err := s.Solve(t.Context(), extTask(it))
 				if i == 1 {
 					if err == nil {
@@ -300,9 +322,6 @@ func TestExternalFailures(t *testing.T) {
 					}
 					if !c.keepPID && !strings.Contains(err.Error(), "it was killed, and a fresh one starts for the next item\nstderr, last") {
 						t.Errorf("error does not say the program was killed, with its stderr:\n%v", err)
-					}
-					if d := time.Since(start); d > 5*time.Second {
-						t.Errorf("the failure took %v", d)
 					}
 					continue
 				}
@@ -318,6 +337,178 @@ func TestExternalFailures(t *testing.T) {
 				t.Errorf("a healthy program was restarted: pids %v", pids)
 			}
 		})
+	}
+}
+
+// named returns copies of items whose leaves are named a, b, c, … (z, then z26, z27, …).
+func named(items []*item.Item) []*item.Item {
+	var out []*item.Item
+	for _, it := range items {
+		c := *it
+		c.Names = make([]string, it.Leaves())
+		for i := range c.Names {
+			c.Names[i] = string(rune('a' + min(i, 25)))
+			if i > 25 {
+				c.Names[i] += strconv.Itoa(i)
+			}
+		}
+		out = append(out, &c)
+	}
+	return out
+}
+
+// TestExternalLeafLabels: the request's leaf_labels, set by the entry's (index by default), says
+// how a Newick answer names its leaves. With names that are the indices in another order (a CSV
+// id column), a tree is read as the program meant it only by the field: the same tree answered
+// by index and by name scores the same; a leaf given the other way fails its task, and a
+// repeated name refuses leaf_labels: name before the request is sent.
+func TestExternalLeafLabels(t *testing.T) {
+	it := testJets(t, 1)[0]
+	n := it.Leaves()
+	perm := *it
+	perm.Names = make([]string, n)
+	for i := range n {
+		perm.Names[i] = strconv.Itoa((i + 2) % n) // not the identity: index i is name (i+2) mod n
+	}
+	builtin, err := solveGreedy(t.Context(), &NoParams{}, extTask(&perm), Run{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLL, err := model.TreeLogLikelihood(perm.Model, builtin.Tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ mode, leaves string }{
+		{"greedy", ""}, {"greedy", "index"}, {"greedy-labels", "index"}, {"greedy-labels", "name"}, {"greedy-names", "name"},
+	} {
+		s, _ := startExt(t, c.mode, extOptions{leaves: c.leaves})
+		b, err := s.request(extTask(&perm))
+		want := c.leaves
+		if want == "" {
+			want = "index"
+		}
+		if err != nil || !bytes.Contains(b, []byte(`,"leaf_labels":"`+want+`",`)) {
+			t.Errorf("%s, leaf_labels %q: request %.200s, %v", c.mode, c.leaves, b, err)
+		}
+		sol, err := s.Solve(t.Context(), extTask(&perm))
+		if err != nil {
+			t.Errorf("%s, leaf_labels %q: %v", c.mode, c.leaves, err)
+			continue
+		}
+		if !tree.SameClusters(sol.Tree, builtin.Tree) || sol.LogLikelihood != wantLL || len(sol.Warnings) > 0 {
+			t.Errorf("%s, leaf_labels %q: tree %s (%v), greedy's %s; warnings %q", c.mode, c.leaves, sol.Tree.Newick(nil), sol.LogLikelihood, builtin.Tree.Newick(nil), sol.Warnings)
+		}
+	}
+	// Given the other way: a names program under leaf_labels: index over names that are not
+	// indices, an index program under leaf_labels: name, and a tree that mixes the two.
+	for _, c := range []struct {
+		mode, leaves string
+		it           *item.Item
+		want         []string
+	}{
+		{"greedy-names", "index", named([]*item.Item{it})[0], []string{"is one of the names, not an item index", `the request's "leaf_labels" is "index"`, "set leaf_labels: name"}},
+		{"greedy", "name", named([]*item.Item{it})[0], []string{"is not one of the names but an item index", `the request's "leaf_labels" is "name"`, "set leaf_labels: index"}},
+		{"mixed-labels", "name", named([]*item.Item{it})[0], []string{"the tree mixes names and indices", `as the request's "leaf_labels" says ("name")`}},
+	} {
+		s, _ := startExt(t, c.mode, extOptions{leaves: c.leaves})
+		_, err := s.Solve(t.Context(), extTask(c.it))
+		for _, w := range c.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%s, leaf_labels %s: %v, want %q", c.mode, c.leaves, err, w)
+			}
+		}
+	}
+	// leaf_labels: name needs distinct names; the task fails before its request is sent.
+	dup := *it
+	dup.Names = make([]string, n)
+	for i := range dup.Names {
+		dup.Names[i] = "x"
+	}
+	s, _ := startExt(t, "greedy-labels", extOptions{leaves: "name"})
+	if _, err := s.Solve(t.Context(), extTask(&dup)); err == nil || !strings.Contains(err.Error(), `leaves 0 and 1 of this item are both named "x"`) || !strings.Contains(err.Error(), "use leaf_labels: index") {
+		t.Errorf("repeated names under leaf_labels: name: %v", err)
+	}
+	if len(s.live) != 0 {
+		t.Errorf("a program started for a request that could not be sent")
+	}
+	s, _ = startExt(t, "greedy-labels", extOptions{})
+	if _, err := s.Solve(t.Context(), extTask(&dup)); err != nil {
+		t.Errorf("repeated names under leaf_labels: index: %v", err)
+	}
+}
+
+// TestExternalExtraBounds: an extra within the bounds reaches the record; one over either (its
+// JSON text, its keys) fails its task with the bound, and the program, in step, is kept.
+func TestExternalExtraBounds(t *testing.T) {
+	jets := testJets(t, 3)
+	const greedyKeys = 9 // greedyExtra's own
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"-extra-keys", fmt.Sprint(maxExtraKeys - greedyKeys)}, ""},
+		{[]string{"-extra-bytes", "3500"}, ""},
+		{[]string{"-extra-keys", fmt.Sprint(maxExtraKeys - greedyKeys + 1)}, "an extra of 65 keys, more than the 64 an answer's extra may hold"},
+		{[]string{"-extra-bytes", fmt.Sprint(maxExtraBytes)}, "more than the 4.0 KiB (4096 bytes) an answer's extra may hold"},
+		{[]string{"-extra-bytes", fmt.Sprint(15 << 20)}, "an extra of 15.0 MiB"},
+	} {
+		s, _ := startExt(t, "greedy", extOptions{flags: append([]string{"-bad", "1"}, c.flags...)})
+		var pids []any
+		for i, it := range jets {
+			sol, err := s.Solve(t.Context(), extTask(it))
+			if i == 1 && c.want != "" {
+				if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "the program is kept for the next item") {
+					t.Errorf("%v: %v, want %q", c.flags, err, c.want)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%v, item %d: %v", c.flags, i, err)
+			}
+			x := fill(sol).Extra
+			if i == 1 && (x["long"] == nil && x["key0"] == nil) {
+				t.Errorf("%v: the extra values are not in the record: %v", c.flags, x)
+			}
+			pids = append(pids, x["pid"])
+		}
+		if pids[0] != pids[1] {
+			t.Errorf("%v: the program was restarted: pids %v", c.flags, pids)
+		}
+	}
+}
+
+// TestExternalBoundsDocumented: the bounds of extra and of the log's share of stderr, as the
+// algorithm's help and docs/external.md state them, are the code's.
+func TestExternalBoundsDocumented(t *testing.T) {
+	alg, ok := LookupAlgorithm("external")
+	if !ok {
+		t.Fatal("no external algorithm")
+	}
+	docs, err := os.ReadFile("../../docs/external.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.ToLower(strings.Join(strings.Fields(string(docs)), " "))
+	for _, want := range []string{
+		fmt.Sprintf("at most %d keys and %d KiB", maxExtraKeys, maxExtraBytes>>10),
+		fmt.Sprintf("%d KiB at once and %d KiB a second", stderrLogBurst>>10, stderrLogRate>>10),
+	} {
+		if !strings.Contains(alg.Help, want) {
+			t.Errorf("the help lacks %q", want)
+		}
+		if want = strings.ToLower(want); !strings.Contains(text, want) && !strings.Contains(text, strings.Replace(want, " at once", " to the log at once", 1)) {
+			t.Errorf("docs/external.md lacks %q", want)
+		}
+	}
+	for _, want := range []string{
+		fmt.Sprintf("%d KiB for the `extra` of every record", extraRecordBytes>>10),
+		fmt.Sprintf("up to %d lines, %d KiB, a line cut at %d KiB", stderrTailLines, stderrTailBytes>>10, stderrLineBytes>>10),
+		fmt.Sprintf("%d bytes for the log's own fields", stderrLogLineBytes),
+		fmt.Sprintf("named in the error after a limit of %d s from the exit", int(endGrace.Seconds())),
+	} {
+		if !strings.Contains(text, strings.ToLower(want)) {
+			t.Errorf("docs/external.md lacks %q", want)
+		}
 	}
 }
 
@@ -373,61 +564,145 @@ func TestExternalWarnings(t *testing.T) {
 	}
 }
 
-// TestExternalTimeout: a program that does not answer within the timeout fails its task promptly
-// and is replaced.
+// TestExternalTimeout: a program that does not answer within the timeout fails its task, with
+// the last lines of its stderr, without waiting for it, and is replaced. The program first
+// answers an item, so that its stderr holds a line written before the timeout whatever the load;
+// start-up counts toward that item, so its timeout doubles until a loaded machine meets it.
 func TestExternalTimeout(t *testing.T) {
-	jets := testJets(t, 2)
-	s, _ := startExt(t, "hang", extOptions{flags: []string{"-bad", "0"}, timeout: 300 * time.Millisecond})
-	start := time.Now()
-	_, err := s.Solve(t.Context(), extTask(jets[0]))
-	if err == nil || !strings.Contains(err.Error(), "gave no answer within its timeout of 300ms") || !strings.Contains(err.Error(), "| request 1: item 0") {
-		t.Errorf("timeout: %v", err)
-	}
-	if d := time.Since(start); d > 3*time.Second {
-		t.Errorf("the timeout took %v", d)
-	}
-	if _, err := s.Solve(t.Context(), extTask(jets[1])); err != nil {
-		t.Errorf("the next item: %v", err)
+	jets := testJets(t, 3)
+	for timeout := 250 * time.Millisecond; ; timeout *= 2 {
+		s, _ := startExt(t, "hang", extOptions{flags: []string{"-bad", "1"}, timeout: timeout})
+		sol, err := s.Solve(t.Context(), extTask(jets[0]))
+		if err != nil {
+			if timeout > time.Minute {
+				t.Fatal(err)
+			}
+			t.Logf("timeout %v: the first item (start-up included): %v", timeout, err)
+			continue
+		}
+		first := fill(sol).Extra["pid"]
+		_, err = s.Solve(t.Context(), extTask(jets[1])) // the program sleeps for an hour
+		if want := fmt.Sprintf("gave no answer within its timeout of %s", timeout); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), ": item 0, n ") {
+			t.Errorf("timeout: %v, want %q and the program's stderr", err, want)
+		}
+		sol, err = s.Solve(t.Context(), extTask(jets[2]))
+		if err != nil {
+			t.Fatalf("the next item: %v", err)
+		}
+		if fill(sol).Extra["pid"] == first {
+			t.Error("the program that timed out serves the next item")
+		}
+		return
 	}
 }
 
 // TestExternalCancel: cancelling the context during a request (Ctrl-C) kills the program and
-// returns the context's error at once.
+// returns the context's error, without waiting for the program. The cancel comes once the
+// program has read its request (its stderr says so).
 func TestExternalCancel(t *testing.T) {
 	it := testJets(t, 1)[0]
-	s, _ := startExt(t, "hang", extOptions{})
+	s, logs := startExt(t, "hang", extOptions{})
 	ctx, cancel := context.WithCancel(t.Context())
 	var procs []*extProc
-	var cancelled time.Time
-	time.AfterFunc(200*time.Millisecond, func() {
+	go func() {
+		waitFor(t, "the program to read its request", func() bool { return strings.Contains(logs.String(), "request 1: item 0") })
 		s.mu.Lock()
 		for p := range s.live {
 			procs = append(procs, p)
 		}
 		s.mu.Unlock()
-		cancelled = time.Now()
 		cancel()
-	})
-	_, err := s.Solve(ctx, extTask(it))
+	}()
+	_, err := s.Solve(ctx, extTask(it)) // the program sleeps for an hour
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Solve returned %v, want the context's error", err)
-	}
-	if d := time.Since(cancelled); d > time.Second {
-		t.Errorf("Solve took %v to return after the cancel", d)
 	}
 	if len(procs) != 1 {
 		t.Fatalf("%d programs during the request, want 1", len(procs))
 	}
-	select {
-	case <-procs[0].exited:
-	case <-time.After(2 * time.Second):
-		t.Error("the program still runs 2 s after the cancel")
-	}
+	waitFor(t, "the cancelled program to exit", procs[0].hasExited)
 	s.mu.Lock()
 	live := len(s.live)
 	s.mu.Unlock()
 	if live != 0 {
 		t.Errorf("%d programs still held after the cancel", live)
+	}
+}
+
+// TestExternalStderrLog: a program that floods its stderr (20 MB before its answer) is read to
+// the end and answers; the run's log takes at most the burst and the rate of its budget from it,
+// and says how many lines it left out.
+func TestExternalStderrLog(t *testing.T) {
+	it := testJets(t, 1)[0]
+	const lines = 200_000
+	start := time.Now()
+	s, logs := startExt(t, "stderr-flood", extOptions{flags: []string{"-lines", fmt.Sprint(lines)}})
+	if _, err := s.Solve(t.Context(), extTask(it)); err != nil {
+		t.Fatal(err)
+	}
+	p := s.idle[0]
+	waitFor(t, "the end of the program's stderr", func() bool { return slices.Contains(p.tail.lines(), "stderr done") })
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	elapsed := time.Since(start).Seconds()
+	logged, text := 0, 0
+	for l := range strings.Lines(logs.String()) {
+		if strings.Contains(l, `msg="external program stderr"`) {
+			logged++
+			text += len(l[strings.Index(l, "line=")+len("line="):]) - 1
+		}
+	}
+	budget := stderrLogBurst + elapsed*stderrLogRate
+	notices := strings.Count(logs.String(), "not logged, over the log's limit")
+	if float64(text+logged*stderrLogLineBytes+notices*stderrLogNoticeBytes) > budget {
+		t.Errorf("the log took %d lines (%d bytes) of stderr in %.1f s, over its budget of %.0f bytes", logged, text, elapsed, budget)
+	}
+	if logged == 0 || logged >= lines {
+		t.Errorf("%d of %d lines logged", logged, lines)
+	}
+	if !regexp.MustCompile(`external program stderr: \d+ lines \(.*\) not logged, over the log's limit of 64.0 KiB \(65536 bytes\) at once and 16.0 KiB \(16384 bytes\) a second`).MatchString(logs.String()) {
+		t.Errorf("the log does not say how many lines it left out:\n%s", logs.String()[max(0, len(logs.String())-2000):])
+	}
+}
+
+// TestLogBudget: the token bucket of the log's bytes: a burst, a rate, a refusal that lasts
+// until half the burst is back, and the count of the lines it refused, reported (and paid for)
+// with the next line it takes.
+func TestLogBudget(t *testing.T) {
+	var b logBudget
+	now := time.Unix(1000, 0)
+	const cost = 1000
+	line := cost - stderrLogLineBytes
+	takeAll := func() (took int, first skippedLines) {
+		for {
+			ok, skipped := b.take(line, now)
+			if !ok {
+				return took, first
+			}
+			if took == 0 {
+				first = skipped
+			} else if skipped.lines != 0 {
+				t.Fatalf("skipped %+v reported twice", skipped)
+			}
+			took++
+		}
+	}
+	if took, skipped := takeAll(); took != stderrLogBurst/cost || skipped.lines != 0 {
+		t.Errorf("a burst of %d lines (skipped %+v), want %d", took, skipped, stderrLogBurst/cost)
+	}
+	b.take(line, now)          // refused too: two lines left out
+	now = now.Add(time.Second) // a second's bytes back, less than half the burst
+	if ok, _ := b.take(line, now); ok {
+		t.Error("the budget took a line before half its burst was back")
+	}
+	now = now.Add(time.Second) // half the burst back: three lines left out, then
+	left := stderrLogBurst%cost + 2*stderrLogRate - cost - stderrLogNoticeBytes
+	if took, skipped := takeAll(); skipped != (skippedLines{lines: 3, bytes: int64(3 * line)}) || took != 1+left/cost {
+		t.Errorf("after two seconds: %d lines, skipped %+v; want %d lines, the 3 refused", took, skipped, 1+left/cost)
+	}
+	if s := b.flush(); s.lines != 1 || b.flush().lines != 0 {
+		t.Errorf("flush: %+v, then not forgotten", s)
 	}
 }
 
@@ -619,15 +894,15 @@ func TestExternalParams(t *testing.T) {
 		t.Errorf("no params: %s", b)
 	}
 	var ch checker
-	(&ExternalParams{Timeout: Duration(-time.Second)}).Check(&ch)
-	(&ExternalParams{Command: CommandLine{" "}}).Check(&ch)
-	if got := strings.Join(ch.bad, "\n"); got != "command: must name the program to run, a list such as [python3, my_clusterer.py]\ntimeout: must be positive, or none for no limit; got -1s\ncommand: the program, its first element, is empty" {
+	(&ExternalParams{Timeout: Duration(-time.Second), LeafLabels: "index"}).Check(&ch)
+	(&ExternalParams{Command: CommandLine{" "}, LeafLabels: "names"}).Check(&ch)
+	if got := strings.Join(ch.bad, "\n"); got != "command: must name the program to run, a list such as [python3, my_clusterer.py]\ntimeout: must be positive, or none for no limit; got -1s\ncommand: the program, its first element, is empty\nleaf_labels: must be index or name, got \"names\"" {
 		t.Errorf("checks:\n%s", got)
 	}
 	// The program is looked for at validation, relative to the config file's folder.
 	ch = checker{}
-	(&ExternalParams{Command: CommandLine{"./no_such_program", "x"}}).Check(&ch)
-	(&ExternalParams{Command: CommandLine{"no-such-program-on-path"}}).Check(&ch)
+	(&ExternalParams{Command: CommandLine{"./no_such_program", "x"}, LeafLabels: "name"}).Check(&ch)
+	(&ExternalParams{Command: CommandLine{"no-such-program-on-path"}, LeafLabels: "name"}).Check(&ch)
 	if got := strings.Join(ch.bad, "\n"); !strings.Contains(got, "no_such_program does not exist (a relative path is taken from the config file's folder") ||
 		!strings.Contains(got, `"no-such-program-on-path" is not a program on PATH`) {
 		t.Errorf("missing programs:\n%s", got)
@@ -637,22 +912,37 @@ func TestExternalParams(t *testing.T) {
 // TestParseAnswer: the answers a program may give, and what is wrong with the others.
 func TestParseAnswer(t *testing.T) {
 	names := []string{"a", "b", "c"}
+	longExtra := `{"s": "` + strings.Repeat("x", maxExtraBytes-len(`{"s": ""}`)) + `"}` // at the bound
+	manyKeys := "{"
+	for i := range maxExtraKeys + 1 {
+		manyKeys += fmt.Sprintf(`"k%d": %d,`, i, i)
+	}
+	manyKeys = strings.TrimSuffix(manyKeys, ",") + "}"
+	// Answers parsed with the request's leaves index; "name:" before a line asks for names.
 	for line, want := range map[string]string{
-		`{"task": "k", "newick": "((a,b),c);"}`:                             "",
-		`{"task": "k", "newick": "((0,1),2);"}`:                             "",
-		`{"task": "k", "merges": [[0, 1], [3, 2]], "log_likelihood": null}`: "",
-		`{"task": "k", "merges": [[0.0, 1.0, 0.5, 2.0], [2, 3]]}`:           "",
-		`{"task": "k", "error": "no"}`:                                      "",
-		``:                                                                  "an empty line",
-		`[1]`:                                                               "not a JSON object",
-		`{"task": "k", "newick": "x", "log_likelihood": -Infinity}`: "JSON has no NaN or Infinity",
-		`{"newick": "((0,1),2);"}`:                                  "without a task key",
-		`{"task": 3, "newick": "((0,1),2);"}`:                       "task that is not a string",
-		`{"task": "prev", "newick": "((0,1),2);"}`:                  `answered task "prev" a second time`,
-		`{"task": "k", "newick": "((0,1),2);", "x": 1}`:             `unknown key "x"`,
+		`name:{"task": "k", "newick": "((a,b),c);"}`:                                                            "",
+		`{"task": "k", "newick": "((0,1),2);"}`:                                                                 "",
+		`{"task": "k", "newick": "((a,b),c);"}`:                                                                 `leaf "a" is one of the names, not an item index (leaves are read by index here); the request's "leaf_labels" is "index" (the config entry's leaf_labels, by default)`,
+		`name:{"task": "k", "newick": "((0,1),2);"}`:                                                            `leaf "0" is not one of the names but an item index (leaves are read by name here); the request's "leaf_labels" is "name"`,
+		`{"task": "k", "newick": "((0,b),2);"}`:                                                                 `the leaves before it were given by index: the tree mixes names and indices); an answer gives every leaf the same way, as the request's "leaf_labels" says ("index")`,
+		`name:{"task": "k", "merges": [[0, 1], [3, 2]]}`:                                                        "",
+		`{"task": "k", "newick": "((0,1),2);", "extra": ` + longExtra + `}`:                                     "",
+		`{"task": "k", "newick": "((0,1),2);", "extra": ` + manyKeys + `}`:                                      "refused: answered with an extra of 65 keys, more than the 64",
+		`{"task": "k", "newick": "((0,1),2);", "extra": {"s": "` + strings.Repeat("x", maxExtraBytes) + `"}}`:   "refused: answered with an extra of 4.0 KiB (4105 bytes), more than the 4.0 KiB (4096 bytes)",
+		`{"task": "k", "newick": "((0,1),2);", "extra": {"a": [` + strings.Repeat("1,", maxExtraBytes) + `1]}}`: "refused: answered with an extra of 8.0 KiB",
+		`{"task": "k", "merges": [[0, 1], [3, 2]], "log_likelihood": null}`:                                     "",
+		`{"task": "k", "merges": [[0.0, 1.0, 0.5, 2.0], [2, 3]]}`:                                               "",
+		`{"task": "k", "error": "no"}`:                                                                          "",
+		``:                                                                                                      "an empty line",
+		`[1]`:                                                                                                   "not a JSON object",
+		`{"task": "k", "newick": "x", "log_likelihood": -Infinity}`:                                             "JSON has no NaN or Infinity",
+		`{"newick": "((0,1),2);"}`:                                                                              "without a task key",
+		`{"task": 3, "newick": "((0,1),2);"}`:                                                                   "task that is not a string",
+		`{"task": "prev", "newick": "((0,1),2);"}`:                                                              `answered task "prev" a second time`,
+		`{"task": "k", "newick": "((0,1),2);", "x": 1}`:                                                         `unknown key "x"`,
 		`{"task": "k"}`: "0 of newick, merges and error",
 		`{"task": "k", "newick": "((0,1),2);", "merges": []}`:          "2 of newick",
-		`{"task": "k", "newick": "((a,b),0);"}`:                        `unknown leaf label "0"`,
+		`name:{"task": "k", "newick": "((a,b),x);"}`:                   `unknown leaf label "x"`,
 		`{"task": "k", "newick": "((0,1),7);"}`:                        "leaf 7 is not one of the items 0..2",
 		`{"task": "k", "newick": "(((((0,1),2))));"}`:                  "nested deeper",
 		`{"task": "k", "merges": [[0, 1], [1, 2]]}`:                    "merge 1 names node 1, which merge 0 already merged",
@@ -664,7 +954,17 @@ func TestParseAnswer(t *testing.T) {
 		`{"task": "k", "newick": "((0,1),2);", "extra": [1]}`:          "want an object of flat values",
 		`{"task": "k", "newick": "((0,1),2);", "log_likelihood": "x"}`: "not a number or null",
 	} {
-		a, err := parseAnswer([]byte(line), "k", 3, names, "prev")
+		by := tree.ByIndex
+		if l, ok := strings.CutPrefix(line, "name:"); ok {
+			line, by = l, tree.ByName
+		}
+		a, err := parseAnswer([]byte(line), "k", 3, names, by, "prev")
+		if err == nil && a.refused != "" {
+			err = errors.New("refused: " + a.refused)
+		}
+		if len(line) > 200 {
+			line = line[:200] + "…"
+		}
 		switch {
 		case want == "" && err != nil:
 			t.Errorf("%s: %v", line, err)

@@ -30,15 +30,21 @@ import (
 // Arg is the first argument that makes a test binary this program.
 const Arg = "hcbench-external-test"
 
+// Protocol is the version of the external protocol this program speaks; it refuses requests of
+// any other (the registry's tests check that it is the registry's).
+const Protocol = 2
+
 // IsProgram reports whether args (os.Args) ask for this program.
 func IsProgram(args []string) bool { return len(args) > 2 && args[1] == Arg }
 
 // Modes says what each mode answers. The misbehaving modes misbehave only on the items named by
 // -bad (default: every item) and answer as greedy elsewhere.
 var Modes = map[string]string{
-	"greedy":        "hcbench's greedy on the Ginkgo model built from the request (caterpillar for vectors): Newick by index, with log_likelihood, seconds and extra {pid, served, mode}",
+	"greedy":        "hcbench's greedy on the Ginkgo model built from the request (caterpillar for vectors): Newick by index whatever the request's leaf_labels, with log_likelihood, seconds and extra {pid, served, mode, ...}; -extra-keys and -extra-bytes add keys and a long string to extra",
 	"greedy-merges": "as greedy, answering merges",
-	"greedy-names":  "as greedy, Newick with the leaves named by names",
+	"greedy-names":  "as greedy, Newick with the leaves named by names whatever the request's leaf_labels",
+	"greedy-labels": "as greedy, Newick with the leaves labelled as the request's leaf_labels asks",
+	"mixed-labels":  "as greedy-labels, but the last leaf of the Newick given the other way (by name where leaf_labels is index, by index where it is name)",
 	"scipy-merges":  "as greedy, merges as scipy's 4-column float rows",
 	"caterpillar":   "merges ((0,1),2),… by index, for any item",
 	"adjacent":      "merges by index pairing adjacent leaves, (0,1), (2,3), …, then adjacent pairs of those, and so on up to the root: blind to the data, it reads only n and sees only the order of the leaves",
@@ -58,6 +64,9 @@ var Modes = map[string]string{
 	"hang":          "never answers (sleeps)",
 	"flood":         "writes bytes without a newline, forever",
 	"spawn":         "starts a child that sleeps (its pid on stderr: child PID), then never answers",
+	"orphan":        "starts a child that sleeps holding its stdout (its pid on stderr: child PID), then exits with status 3 without answering",
+	"escape":        "as orphan, its child in a session of its own (out of the program's process group)",
+	"stderr-flood":  "writes -lines lines of 100 bytes to stderr (then the line stderr done), then answers as greedy",
 	"sleep":         "sleeps forever (the child of spawn)",
 	"nested-extra":  "a correct tree with extra holding a list",
 	"big-extra":     "a correct tree with extra {a, b, c} of every flat type",
@@ -65,17 +74,18 @@ var Modes = map[string]string{
 
 // Request is what the program reads of a request.
 type Request struct {
-	Protocol int                        `json:"protocol"`
-	Task     string                     `json:"task"`
-	Dataset  string                     `json:"dataset"`
-	Item     string                     `json:"item"`
-	Seed     string                     `json:"seed"`
-	N        int                        `json:"n"`
-	Names    []string                   `json:"names"`
-	Params   map[string]any             `json:"params"`
-	Data     map[string]json.RawMessage `json:"data"`
-	Model    *Model                     `json:"model"`
-	Labels   json.RawMessage            `json:"labels"`
+	Protocol   int                        `json:"protocol"`
+	Task       string                     `json:"task"`
+	Dataset    string                     `json:"dataset"`
+	Item       string                     `json:"item"`
+	Seed       string                     `json:"seed"`
+	N          int                        `json:"n"`
+	Names      []string                   `json:"names"`
+	LeafLabels string                     `json:"leaf_labels"`
+	Params     map[string]any             `json:"params"`
+	Data       map[string]json.RawMessage `json:"data"`
+	Model      *Model                     `json:"model"`
+	Labels     json.RawMessage            `json:"labels"`
 }
 
 // Model is the request's model.
@@ -97,6 +107,10 @@ func Main(args []string) int {
 	fs := flag.NewFlagSet(mode, flag.ContinueOnError)
 	bad := fs.String("bad", "", "misbehave only on these items (comma-separated ids); default: all")
 	delay := fs.Duration("delay", 0, "wait this long before each answer")
+	var o options
+	fs.IntVar(&o.extraKeys, "extra-keys", 0, "add this many keys to extra")
+	fs.IntVar(&o.extraBytes, "extra-bytes", 0, "add a string of this many bytes to extra")
+	fs.IntVar(&o.lines, "lines", 0, "stderr-flood: the lines to write")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
@@ -126,20 +140,20 @@ func Main(args []string) int {
 			fmt.Fprintln(os.Stderr, "externaltest: bad request:", err)
 			return 4
 		}
-		if req.Protocol != 1 {
-			fmt.Fprintln(os.Stderr, "externaltest: protocol", req.Protocol)
+		if req.Protocol != Protocol || req.LeafLabels != "index" && req.LeafLabels != "name" {
+			fmt.Fprintln(os.Stderr, "externaltest: protocol", req.Protocol, "leaf_labels", req.LeafLabels)
 			return 4
 		}
 		if *delay > 0 {
 			time.Sleep(*delay)
 		}
 		served++
-		m := mode
+		m, opts := mode, o
 		if len(badItems) > 0 && !badItems[req.Item] {
-			m = "greedy"
+			m, opts = "greedy", options{}
 		}
 		fmt.Fprintf(os.Stderr, "request %d: item %s, n %d\n", served, req.Item, req.N)
-		ans, extraLine, code := answer(m, &req, served)
+		ans, extraLine, code := answer(m, &req, served, opts)
 		if code >= 0 {
 			return code
 		}
@@ -159,9 +173,15 @@ func Main(args []string) int {
 	}
 }
 
+// options are the flags of the modes that take some.
+type options struct {
+	extraKeys, extraBytes int
+	lines                 int
+}
+
 // answer returns the answer of mode to req, a line to write after it, and an exit status to
 // end with (−1: go on).
-func answer(mode string, req *Request, served int) (map[string]any, string, int) {
+func answer(mode string, req *Request, served int, o options) (map[string]any, string, int) {
 	start := time.Now()
 	n := req.N
 	a := map[string]any{"task": req.Task}
@@ -238,13 +258,45 @@ func answer(mode string, req *Request, served int) (map[string]any, string, int)
 		fmt.Fprintf(os.Stderr, "child %d\n", child.Process.Pid)
 		time.Sleep(time.Hour)
 		return nil, "", 0
+	case "orphan", "escape":
+		exe, err := os.Executable()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return nil, "", 4
+		}
+		child := exec.Command(exe, Arg, "sleep")
+		child.Stdout = os.Stdout // the child holds the program's stdout
+		if mode == "escape" {
+			detach(child)
+		}
+		if err := child.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return nil, "", 4
+		}
+		fmt.Fprintf(os.Stderr, "child %d\n", child.Process.Pid)
+		return nil, "", 3
+	case "stderr-flood":
+		line := strings.Repeat("e", 99) + "\n"
+		w := bufio.NewWriter(os.Stderr)
+		for range o.lines {
+			w.WriteString(line)
+		}
+		w.WriteString("stderr done\n")
+		w.Flush()
 	}
 	// The greedy modes.
 	t, ll := solve(req)
 	if !math.IsNaN(ll) {
 		a["log_likelihood"] = jsonLog(ll)
 	}
-	a["extra"] = greedyExtra(req, mode, served)
+	extra := greedyExtra(req, mode, served)
+	for i := range o.extraKeys {
+		extra[fmt.Sprintf("key%d", i)] = i
+	}
+	if o.extraBytes > 0 {
+		extra["long"] = strings.Repeat("x", o.extraBytes)
+	}
+	a["extra"] = extra
 	switch mode {
 	case "greedy-merges":
 		a["merges"] = treeMerges(t, n, false)
@@ -252,6 +304,10 @@ func answer(mode string, req *Request, served int) (map[string]any, string, int)
 		a["merges"] = treeMerges(t, n, true)
 	case "greedy-names":
 		a["newick"] = t.Newick(req.Names)
+	case "greedy-labels":
+		a["newick"] = t.Newick(leafLabels(req, -1))
+	case "mixed-labels":
+		a["newick"] = t.Newick(leafLabels(req, lastLeaf(t)))
 	default:
 		a["newick"] = t.Newick(nil)
 	}
@@ -271,6 +327,35 @@ func answer(mode string, req *Request, served int) (map[string]any, string, int)
 	}
 	a["seconds"] = time.Since(start).Seconds()
 	return a, "", -1
+}
+
+// leafLabels returns the labels of a Newick whose leaves are given as req's leaf_labels asks, but for
+// item other (−1: none), given the other way.
+func leafLabels(req *Request, other int) []string {
+	labels := make([]string, req.N)
+	for i := range labels {
+		byName := req.LeafLabels == "name"
+		if i == other {
+			byName = !byName
+		}
+		if byName {
+			labels[i] = req.Names[i]
+		} else {
+			labels[i] = strconv.Itoa(i)
+		}
+	}
+	return labels
+}
+
+// lastLeaf returns the item of the last leaf that Newick writes.
+func lastLeaf(t *tree.Tree) int {
+	last := -1
+	for _, v := range t.PostOrder() {
+		if t.Nodes[v].IsLeaf() {
+			last = t.Nodes[v].Item
+		}
+	}
+	return last
 }
 
 // greedyExtra echoes what the program was told and where it runs, for the tests: its process
