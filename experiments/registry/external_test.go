@@ -567,7 +567,8 @@ func TestExternalWarnings(t *testing.T) {
 // TestExternalTimeout: a program that does not answer within the timeout fails its task, with
 // the last lines of its stderr, without waiting for it, and is replaced. The program first
 // answers an item, so that its stderr holds a line written before the timeout whatever the load;
-// start-up counts toward that item, so its timeout doubles until a loaded machine meets it.
+// start-up counts toward that item and toward the one after the timeout, on a fresh program, so
+// the timeout doubles until a loaded machine meets it.
 func TestExternalTimeout(t *testing.T) {
 	jets := testJets(t, 3)
 	for timeout := 250 * time.Millisecond; ; timeout *= 2 {
@@ -585,9 +586,13 @@ func TestExternalTimeout(t *testing.T) {
 		if want := fmt.Sprintf("gave no answer within its timeout of %s", timeout); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), ": item 0, n ") {
 			t.Errorf("timeout: %v, want %q and the program's stderr", err, want)
 		}
-		sol, err = s.Solve(t.Context(), extTask(jets[2]))
+		sol, err = s.Solve(t.Context(), extTask(jets[2])) // on a fresh program: start-up counts again
 		if err != nil {
-			t.Fatalf("the next item: %v", err)
+			if timeout > time.Minute || !strings.Contains(err.Error(), "gave no answer within its timeout") {
+				t.Fatalf("the next item: %v", err)
+			}
+			t.Logf("timeout %v: the next item (start-up included): %v", timeout, err)
+			continue
 		}
 		if fill(sol).Extra["pid"] == first {
 			t.Error("the program that timed out serves the next item")
