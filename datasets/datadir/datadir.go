@@ -31,6 +31,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"testing"
 )
 
 // EnvDir is the environment variable that sets the data directory (the -data flag overrides it).
@@ -49,8 +50,13 @@ type Location struct {
 func (l Location) String() string { return l.Path + " (" + l.From + ")" }
 
 // Locate resolves the data directory: flag when it is not empty, else the environment variable
-// EnvDir (read through getenv), else Default. A relative path is made absolute, so that tests and
-// commands run from other directories agree on it.
+// EnvDir (read through getenv), else Default. A relative path is made absolute against the
+// directory it was set in, so that tests and commands run from other directories agree on it: a
+// flag's, and the variable's in a command, against the working directory. In a test binary the
+// working directory is the package's folder (`go test ./...` runs each package there), not the
+// directory the variable was set in, so a relative $HCBENCH_DATA is taken from the module root
+// instead, the nearest folder at or above the working directory that holds go.mod; with no
+// go.mod above, it is refused, with the fix. Location.From then says so.
 func Locate(flag string, getenv func(string) string) (Location, error) {
 	loc := Location{Path: flag, From: "-data"}
 	if loc.Path == "" {
@@ -63,12 +69,42 @@ func Locate(flag string, getenv func(string) string) (Location, error) {
 		}
 		loc = Location{Path: d, From: "the default"}
 	}
+	if loc.From == "$"+EnvDir && !filepath.IsAbs(loc.Path) && inTest() {
+		root, err := moduleRoot()
+		if err != nil {
+			return Location{}, fmt.Errorf("$%s=%s is relative, and tests run in their package's folder, not where it was set, so they take it from the module root; %v: set %s to an absolute path (%s=$(realpath %s))",
+				EnvDir, loc.Path, err, EnvDir, EnvDir, loc.Path)
+		}
+		loc.From = fmt.Sprintf("$%s=%s, from the module root %s", EnvDir, loc.Path, root)
+		loc.Path = filepath.Join(root, loc.Path)
+	}
 	abs, err := filepath.Abs(loc.Path)
 	if err != nil {
 		return Location{}, fmt.Errorf("data directory %s: %w", loc, err)
 	}
 	loc.Path = abs
 	return loc, nil
+}
+
+// inTest reports whether the process is a test binary; tests replace it to see a command's view.
+var inTest = testing.Testing
+
+// moduleRoot returns the nearest directory at or above the working directory that holds go.mod.
+func moduleRoot() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := wd; ; {
+		if st, err := os.Stat(filepath.Join(d, "go.mod")); err == nil && st.Mode().IsRegular() {
+			return d, nil
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return "", fmt.Errorf("no go.mod in %s or above", wd)
+		}
+		d = up
+	}
 }
 
 // Default returns the default data directory: hcbench/data in the user's cache directory.
