@@ -2,6 +2,8 @@ package datadir
 
 import (
 	"net/url"
+	"path"
+	"slices"
 	"strings"
 )
 
@@ -50,6 +52,60 @@ func (s Source) URL(base string) string {
 		segs[i] = url.PathEscape(p)
 	}
 	return strings.TrimRight(base, "/") + "/" + s.Repo + "/" + s.Commit + "/" + strings.Join(segs, "/")
+}
+
+// MirrorPath is where a mirror holds the source: OWNER/NAME/COMMIT/PATH, slash-separated and not
+// escaped (a folder laid out so that a static file server serves it at URL).
+func (s Source) MirrorPath() string { return s.Repo + "/" + s.Commit + "/" + s.Path }
+
+// SourcesDir is the folder of a set's folder that keeps the sources of its derived files that no
+// file of the set installs byte for byte (KeptSources), so that the data directory holds every
+// source it was made from and `hcbench data mirror` can serve them all again.
+const SourcesDir = "sources"
+
+// Sources returns every source of the set's files once, in the order of the files.
+func (s *Set) Sources() []Source {
+	var out []Source
+	for _, f := range s.Files {
+		for _, src := range f.From {
+			if !slices.Contains(out, src) {
+				out = append(out, src)
+			}
+		}
+	}
+	return out
+}
+
+// KeptSources returns the files that keep the sources no file of the set installs byte for byte:
+// each a download of its source named SourcesDir/BASE, where BASE is the last element of the
+// source's path (unique within a set; TestCatalogWellFormed checks it).
+func (s *Set) KeptSources() []File {
+	var out []File
+	for _, src := range s.Sources() {
+		if s.copyOf(src) == nil {
+			out = append(out, download(SourcesDir+"/"+path.Base(src.Path), src))
+		}
+	}
+	return out
+}
+
+// SourceFile returns the file of the set's folder that holds src byte for byte: a downloaded file
+// of the set, else its kept copy in SourcesDir.
+func (s *Set) SourceFile(src Source) File {
+	if f := s.copyOf(src); f != nil {
+		return *f
+	}
+	return download(SourcesDir+"/"+path.Base(src.Path), src)
+}
+
+// copyOf returns the file of the set downloaded byte for byte from src, or nil.
+func (s *Set) copyOf(src Source) *File {
+	for i := range s.Files {
+		if f := &s.Files[i]; !f.Derived() && len(f.From) == 1 && f.From[0] == src {
+			return f
+		}
+	}
+	return nil
 }
 
 // The repositories and commits the sources come from.

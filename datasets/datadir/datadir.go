@@ -17,12 +17,15 @@
 // Lines, read by package pickle). Fetch downloads into temporary files of the set's folder, checks
 // every source and every result against its sum and renames a file into place only when it is
 // right; Check compares a folder with the catalog. Each set's folder also holds the licence file
-// of its source where there is one, and a README.md that Fetch writes.
+// of its source where there is one, a README.md that Fetch writes, and in sources/ the downloaded
+// sources of its derived files that are no file of the set, so that the data directory holds
+// every source it was made from.
 //
 // A mirror (the -mirror flag of `hcbench data fetch`, else $HCBENCH_DATA_MIRROR) replaces
-// https://raw.githubusercontent.com: it serves each source file at MIRROR/OWNER/REPO/COMMIT/PATH,
-// for example a folder of such paths served by `python3 -m http.server`, for machines without
-// internet and for tests.
+// https://raw.githubusercontent.com: it serves each source file at MIRROR/OWNER/REPO/COMMIT/PATH.
+// It is a folder laid out so (a path or a file:// URL), or an http or https server of such a
+// folder (`python3 -m http.server`), for machines without internet and for tests. WriteMirror
+// (`hcbench data mirror DIR`) writes such a folder from a data directory.
 package datadir
 
 import (

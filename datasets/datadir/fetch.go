@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -23,14 +25,20 @@ const EnvMirror = "HCBENCH_DATA_MIRROR"
 const DefaultTimeout = 2 * time.Minute
 
 // MirrorLayout says where a mirror holds a file, for messages and help texts.
-const MirrorLayout = "a mirror replaces " + DefaultBase + ": it serves each source file at MIRROR/OWNER/REPO/COMMIT/PATH"
+const MirrorLayout = "a mirror replaces " + DefaultBase + ": it serves each source file at MIRROR/OWNER/REPO/COMMIT/PATH, " +
+	"a folder or file:// URL laid out so (`hcbench data mirror DIR` writes one) or a web server over such a folder"
+
+// OfflineHint says what to do without access to the sources, for messages.
+const OfflineHint = "point -data (or $" + EnvDir + ") at a data directory that holds the files already (`hcbench data verify -data DIR` checks it), " +
+	"or fetch from a mirror with -mirror DIR|URL (or $" + EnvMirror + ")"
 
 // tempPrefix starts the names of the temporary files that Fetch writes in a set's folder.
 const tempPrefix = ".hcbench-fetch-"
 
 // FetchOptions configures Fetch.
 type FetchOptions struct {
-	// Mirror replaces DefaultBase in every source URL (MIRROR/OWNER/REPO/COMMIT/PATH); "" for none.
+	// Mirror replaces DefaultBase (MIRROR/OWNER/REPO/COMMIT/PATH): an http or https URL, a
+	// file:// URL or a folder (relative to the working directory); "" for none.
 	Mirror string
 	// Client makes the requests; nil for a plain http.Client.
 	Client *http.Client
@@ -44,16 +52,43 @@ type FetchOptions struct {
 type FetchReport struct {
 	Present   []string // there already with the right sum
 	Installed []string // downloaded or derived, checked and moved into place
+	Kept      []string // sources of derived files downloaded into SET/sources (Set.KeptSources)
 	Failed    []string // not installed; the error says why
 }
 
-// CheckMirror checks a mirror base URL: http or https with a host.
-func CheckMirror(mirror string) error {
-	u, err := url.Parse(mirror)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("mirror %q: want an http:// or https:// URL (%s)", mirror, MirrorLayout)
+// schemeRE matches the start of a URL: a scheme and "://".
+var schemeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+
+// CheckMirror checks a mirror: an http or https URL with a host, or a folder that exists, named
+// by its path or a file:// URL. It returns the mirror's base URL, or its folder (absolute).
+func CheckMirror(mirror string) (base, dir string, err error) {
+	bad := func(why string) (string, string, error) {
+		return "", "", fmt.Errorf("mirror %q: %s; want an http://, https:// or file:// URL or a folder (%s)", mirror, why, MirrorLayout)
 	}
-	return nil
+	dir = mirror
+	if schemeRE.MatchString(mirror) {
+		u, err := url.Parse(mirror)
+		switch {
+		case err != nil:
+			return bad(err.Error())
+		case (u.Scheme == "http" || u.Scheme == "https") && u.Host != "":
+			return strings.TrimRight(mirror, "/"), "", nil
+		case u.Scheme != "file":
+			return bad("not an http, https or file URL with a host")
+		case u.Host != "" && u.Host != "localhost":
+			return bad("a file URL names a folder of this machine (file:///PATH)")
+		}
+		dir = filepath.FromSlash(u.Path)
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return bad(err.Error())
+	}
+	if st, err := os.Stat(dir); err != nil {
+		return bad(err.Error())
+	} else if !st.IsDir() {
+		return bad(dir + " is not a folder")
+	}
+	return "", dir, nil
 }
 
 // Fetch installs the files of sets into the data directory dir, each set in its folder dir/SET:
@@ -62,21 +97,24 @@ func CheckMirror(mirror string) error {
 // of the set's folder and checked against the source's sum, or, for a derived file, converted
 // from its checked sources; the result is checked against the file's installed sum and only then
 // renamed into place. A download with the wrong sum is refused and nothing of it is installed;
-// temporary files are removed whatever happens. After a set is complete Fetch writes its
-// README.md (what it is, sources, licence) when it installed something or the README is missing.
+// temporary files are removed whatever happens. The sources of derived files that are no file of
+// the set are kept in dir/SET/sources (Set.KeptSources), downloaded when missing even if the
+// derived files are present, so that the data directory can serve as a mirror (WriteMirror).
+// After a set is complete Fetch writes its README.md (what it is, sources, licence) when it
+// installed or kept something or the README is missing.
 //
 // Fetch goes on with the other files after a failed one and returns every failure joined; it
 // stops at the first host it cannot reach, and when ctx is cancelled it stops at once with an
 // error that wraps ctx.Err().
 func Fetch(ctx context.Context, dir string, sets []Set, opts FetchOptions) (*FetchReport, error) {
-	base := DefaultBase
+	f := &fetcher{base: DefaultBase, client: opts.Client, timeout: opts.Timeout, progress: opts.Progress}
 	if opts.Mirror != "" {
-		if err := CheckMirror(opts.Mirror); err != nil {
+		var err error
+		if f.base, f.dir, err = CheckMirror(opts.Mirror); err != nil {
 			return nil, err
 		}
-		base = strings.TrimRight(opts.Mirror, "/")
+		f.mirrored = true
 	}
-	f := &fetcher{base: base, mirrored: opts.Mirror != "", client: opts.Client, timeout: opts.Timeout, progress: opts.Progress}
 	if f.client == nil {
 		f.client = &http.Client{}
 	}
@@ -109,15 +147,23 @@ func (e *unreachableError) Error() string        { return e.msg }
 func (e *unreachableError) Is(target error) bool { return target == errUnreachable }
 
 type fetcher struct {
-	base     string
+	base     string // the base URL, when dir is ""
+	dir      string // a mirror's folder, or ""
 	mirrored bool
 	client   *http.Client
 	timeout  time.Duration
 	progress io.Writer
-	cache    map[string][]byte // checked source bytes by URL, within one set
 }
 
 func (f *fetcher) logf(format string, args ...any) { fmt.Fprintf(f.progress, format+"\n", args...) }
+
+// fetchStep is one pass of fetchSet over files of a set: the downloads, the kept sources, or the
+// derived files, in that order, so that the kept sources are downloaded once and the derived files
+// read every source from the set's folder.
+type fetchStep struct {
+	files  []File
+	source bool // the files keep sources (Set.KeptSources)
+}
 
 func (f *fetcher) fetchSet(ctx context.Context, dir string, s *Set, rep *FetchReport) error {
 	setDir := filepath.Join(dir, s.Name)
@@ -127,25 +173,30 @@ func (f *fetcher) fetchSet(ctx context.Context, dir string, s *Set, rep *FetchRe
 		}
 		return fmt.Errorf("%s: %w", s.Name, err)
 	}
-	f.cache = map[string][]byte{}
+	var downloads, derived []File
+	for _, file := range s.Files {
+		if file.Derived() {
+			derived = append(derived, file)
+		} else {
+			downloads = append(downloads, file)
+		}
+	}
 	var errs []error
-	installed := 0
-	// Downloads first, so that derived files read their sources from the installed copies.
-	for _, derived := range []bool{false, true} {
-		for i := range s.Files {
-			file := &s.Files[i]
-			if file.Derived() != derived {
-				continue
-			}
+	changed := 0
+	for _, step := range []fetchStep{{downloads, false}, {s.KeptSources(), true}, {derived, false}} {
+		for i := range step.files {
+			file := &step.files[i]
 			rel := s.Name + "/" + file.Name
 			if ctx.Err() != nil {
 				return errors.Join(append(errs, fmt.Errorf("%s: not fetched: %w", rel, ctx.Err()))...)
 			}
-			dst := filepath.Join(setDir, file.Name)
+			dst := filepath.Join(setDir, filepath.FromSlash(file.Name))
 			got, err := fileSum(dst)
 			if err == nil && got == file.SHA256 {
-				f.logf("%s: present", rel)
-				rep.Present = append(rep.Present, rel)
+				if !step.source {
+					f.logf("%s: present", rel)
+					rep.Present = append(rep.Present, rel)
+				}
 				continue
 			}
 			if err == nil {
@@ -159,15 +210,19 @@ func (f *fetcher) fetchSet(ctx context.Context, dir string, s *Set, rep *FetchRe
 				}
 				continue
 			}
-			installed++
-			rep.Installed = append(rep.Installed, rel)
+			changed++
+			if step.source {
+				rep.Kept = append(rep.Kept, rel)
+			} else {
+				rep.Installed = append(rep.Installed, rel)
+			}
 		}
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
 	readme := filepath.Join(setDir, "README.md")
-	if _, err := os.Stat(readme); installed > 0 || err != nil {
+	if _, err := os.Stat(readme); changed > 0 || err != nil {
 		if err := writeAtomic(setDir, "README.md", []byte(Readme(s))); err != nil {
 			return fmt.Errorf("%s/README.md: %w", s.Name, err)
 		}
@@ -177,7 +232,7 @@ func (f *fetcher) fetchSet(ctx context.Context, dir string, s *Set, rep *FetchRe
 }
 
 // install makes one file: downloads it, or converts it from its sources, checks it and renames
-// it into place.
+// it into place (a kept source into the set's SourcesDir, made when missing).
 func (f *fetcher) install(ctx context.Context, s *Set, file *File, setDir string) error {
 	if !file.Derived() {
 		if len(file.From) != 1 || file.From[0].SHA256 != file.SHA256 {
@@ -187,7 +242,12 @@ func (f *fetcher) install(ctx context.Context, s *Set, file *File, setDir string
 		if err != nil {
 			return err
 		}
-		if err := os.Rename(tmp, filepath.Join(setDir, file.Name)); err != nil {
+		dst := filepath.Join(setDir, filepath.FromSlash(file.Name))
+		err = os.MkdirAll(filepath.Dir(dst), 0o755)
+		if err == nil {
+			err = os.Rename(tmp, dst)
+		}
+		if err != nil {
 			os.Remove(tmp)
 			return err
 		}
@@ -216,18 +276,11 @@ func (f *fetcher) install(ctx context.Context, s *Set, file *File, setDir string
 	return nil
 }
 
-// source returns the checked bytes of a source: from the installed file of the set that is its
-// byte-for-byte copy, else from this set's earlier downloads, else downloaded.
+// source returns the checked bytes of a source: from the file of the set's folder that holds it
+// byte for byte (Set.SourceFile), else downloaded.
 func (f *fetcher) source(ctx context.Context, s *Set, setDir string, src Source) ([]byte, error) {
-	for _, other := range s.Files {
-		if !other.Derived() && len(other.From) == 1 && other.From[0] == src {
-			if b, err := os.ReadFile(filepath.Join(setDir, other.Name)); err == nil && sum(b) == src.SHA256 {
-				return b, nil
-			}
-		}
-	}
-	u := src.URL(f.base)
-	if b, ok := f.cache[u]; ok {
+	held := s.SourceFile(src)
+	if b, err := readChecked(filepath.Join(setDir, filepath.FromSlash(held.Name)), src.SHA256); err == nil {
 		return b, nil
 	}
 	tmp, err := f.download(ctx, setDir, src)
@@ -235,40 +288,44 @@ func (f *fetcher) source(ctx context.Context, s *Set, setDir string, src Source)
 		return nil, err
 	}
 	defer os.Remove(tmp)
-	b, err := os.ReadFile(tmp)
+	return readChecked(tmp, src.SHA256)
+}
+
+// readChecked reads a regular file and checks its bytes against a SHA-256.
+func readChecked(path, want string) ([]byte, error) {
+	if st, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%v)", path, st.Mode().Type())
+	}
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	if got := sum(b); got != src.SHA256 {
-		return nil, fmt.Errorf("%s: changed on disk while fetching (sha256 %s)", tmp, got)
+	if got := sum(b); got != want {
+		return nil, fmt.Errorf("%s: sha256 %s, expected %s", path, got, want)
 	}
-	f.cache[u] = b
 	return b, nil
 }
 
-// download GETs a source into a temporary file of dir and checks its sum; it returns the
-// temporary file's path, or an error and no file.
+// download copies a source from its URL or the mirror's folder into a temporary file of dir and
+// checks its sum; it returns the temporary file's path, or an error and no file.
 func (f *fetcher) download(ctx context.Context, dir string, src Source) (path string, err error) {
-	u := src.URL(f.base)
-	f.logf("GET %s", u)
+	var (
+		body  io.ReadCloser
+		where string
+	)
 	rctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(rctx, http.MethodGet, u, nil)
+	if f.dir != "" {
+		body, where, err = f.openLocal(rctx, src)
+	} else {
+		body, where, err = f.get(ctx, rctx, src)
+	}
 	if err != nil {
 		return "", err
 	}
-	resp, err := f.client.Do(req)
-	if err != nil {
-		return "", f.netErr(ctx, rctx, u, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		hint := ""
-		if f.mirrored {
-			hint = " (" + MirrorLayout + ")"
-		}
-		return "", fmt.Errorf("GET %s: %s%s", u, resp.Status, hint)
-	}
+	defer body.Close()
 	t, err := os.CreateTemp(dir, tempPrefix+"*")
 	if err != nil {
 		return "", err
@@ -280,13 +337,13 @@ func (f *fetcher) download(ctx context.Context, dir string, src Source) (path st
 		}
 	}()
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(t, h), resp.Body)
+	n, err := io.Copy(io.MultiWriter(t, h), body)
 	if err != nil {
 		var werr *os.PathError
-		if errors.As(err, &werr) {
-			return "", err
+		if errors.As(err, &werr) || f.dir != "" {
+			return "", fmt.Errorf("%s: %w", where, err)
 		}
-		return "", f.netErr(ctx, rctx, u, err)
+		return "", f.netErr(ctx, rctx, src.URL(f.base), err)
 	}
 	if err = t.Chmod(0o644); err != nil {
 		return "", err
@@ -295,10 +352,69 @@ func (f *fetcher) download(ctx context.Context, dir string, src Source) (path st
 		return "", err
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != src.SHA256 {
-		err = fmt.Errorf("GET %s: sha256 mismatch: expected %s, got %s (%d bytes); refused, not installed", u, src.SHA256, got, n)
+		err = fmt.Errorf("%s: sha256 mismatch: expected %s, got %s (%d bytes); refused, not installed", where, src.SHA256, got, n)
 		return "", err
 	}
 	return t.Name(), nil
+}
+
+// get starts a GET of the source's URL; where names it for messages ("GET URL").
+func (f *fetcher) get(ctx, rctx context.Context, src Source) (body io.ReadCloser, where string, err error) {
+	u := src.URL(f.base)
+	where = "GET " + u
+	f.logf("%s", where)
+	req, err := http.NewRequestWithContext(rctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, where, err
+	}
+	resp, err := f.client.Do(req)
+	if err != nil {
+		return nil, where, f.netErr(ctx, rctx, u, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		hint := ""
+		if f.mirrored {
+			hint = " (" + MirrorLayout + ")"
+		}
+		return nil, where, fmt.Errorf("%s: %s%s", where, resp.Status, hint)
+	}
+	return resp.Body, where, nil
+}
+
+// openLocal opens the source's file in the mirror's folder; where names it for messages. The
+// reader stops with ctx's error once ctx is done (a file on a stalled network file system).
+func (f *fetcher) openLocal(ctx context.Context, src Source) (body io.ReadCloser, where string, err error) {
+	p := filepath.Join(f.dir, filepath.FromSlash(src.MirrorPath()))
+	where = "mirror file " + p
+	f.logf("read %s", p)
+	// A FIFO or device would block the open or the read, without a context to end the wait.
+	if st, err := os.Stat(p); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, where, fmt.Errorf("%s: not in the mirror (%s)", where, MirrorLayout)
+		}
+		return nil, where, err
+	} else if !st.Mode().IsRegular() {
+		return nil, where, fmt.Errorf("%s is not a regular file (%v)", where, st.Mode().Type())
+	}
+	fh, err := os.Open(p)
+	if err != nil {
+		return nil, where, err
+	}
+	return ctxReader{ctx, fh}, where, nil
+}
+
+// ctxReader reads from a file until ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	*os.File
+}
+
+func (r ctxReader) Read(p []byte) (int, error) {
+	if err := r.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return r.File.Read(p)
 }
 
 // netErr words a failed request: interrupted, timed out, or a host that could not be reached.
@@ -313,7 +429,7 @@ func (f *fetcher) netErr(ctx, rctx context.Context, u string, err error) error {
 	case rctx.Err() != nil:
 		return fmt.Errorf("GET %s: no complete answer within %v", u, f.timeout)
 	}
-	hint := "without access to " + DefaultBase + ", fetch from a mirror with -mirror URL or $" + EnvMirror + " (" + MirrorLayout + ")"
+	hint := "without access to " + DefaultBase + ", " + OfflineHint + " (" + MirrorLayout + ")"
 	if f.mirrored {
 		hint = "is the mirror running and reachable? (" + MirrorLayout + ")"
 	}

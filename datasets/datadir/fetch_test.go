@@ -255,8 +255,9 @@ func TestFetchUnreachableHost(t *testing.T) {
 	dir := t.TempDir()
 	_, err := Fetch(context.Background(), dir, []Set{testSet()}, FetchOptions{Client: offline})
 	want := "GET " + DefaultBase + "/owner/repo/" + testCommit + "/data/a.txt: cannot reach raw.githubusercontent.com:"
-	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "-mirror URL or $"+EnvMirror) || !strings.Contains(err.Error(), "MIRROR/OWNER/REPO/COMMIT/PATH") {
-		t.Errorf("error %v, want one containing %q and the -mirror hint", err, want)
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "point -data (or $"+EnvDir+") at a data directory that holds the files") ||
+		!strings.Contains(err.Error(), "-mirror DIR|URL (or $"+EnvMirror+")") || !strings.Contains(err.Error(), "MIRROR/OWNER/REPO/COMMIT/PATH") {
+		t.Errorf("error %v, want one containing %q, the -data and the -mirror hints", err, want)
 	}
 	if n := strings.Count(err.Error(), "cannot reach"); n != 1 {
 		t.Errorf("%d unreachable errors, want 1: Fetch stops at the first", n)

@@ -54,43 +54,41 @@ func (f FileStatus) Problem() string {
 	return fmt.Sprintf("%s: modified: sha256 %s, expected %s", f.Rel, f.Got, f.File.SHA256)
 }
 
-// SetStatus is the state of a set in a data directory, file by file.
+// SetStatus is the state of a set in a data directory, file by file, and of the sources its
+// folder keeps (Set.KeptSources).
 type SetStatus struct {
 	Set   *Set
 	State SetState
 	Files []FileStatus
+	// Sources are the states of the kept sources. A missing one is no problem (a data directory
+	// fetched before they were kept lacks them; `hcbench data mirror` then cannot serve its set),
+	// a modified one is: State is then SetModified.
+	Sources []FileStatus
 }
 
-// Check reads the files of set s in the data directory dir and checks their sums.
+// Check reads the files of set s in the data directory dir, and the sources it keeps, and checks
+// their sums.
 func Check(dir string, s *Set) SetStatus {
 	st := SetStatus{Set: s}
-	present, missing, modified := 0, 0, 0
-	for i := range s.Files {
-		f := &s.Files[i]
-		fst := FileStatus{File: f, Rel: s.Name + "/" + f.Name}
-		got, err := fileSum(filepath.Join(dir, s.Name, f.Name))
-		switch {
-		case err == nil && got == f.SHA256:
-			fst.State = FilePresent
-			present++
-		case err == nil:
-			fst.State, fst.Got = FileModified, got
-			modified++
-		case errors.Is(err, fs.ErrNotExist):
-			fst.State = FileMissing
-			missing++
-		default:
-			fst.State, fst.Err = FileModified, err
-			modified++
-		}
+	count := map[FileState]int{}
+	for _, f := range s.Files {
+		fst := checkFile(dir, s, f)
+		count[fst.State]++
 		st.Files = append(st.Files, fst)
 	}
+	for _, f := range s.KeptSources() {
+		fst := checkFile(dir, s, f)
+		if fst.State == FileModified {
+			count[FileModified]++
+		}
+		st.Sources = append(st.Sources, fst)
+	}
 	switch {
-	case modified > 0:
+	case count[FileModified] > 0:
 		st.State = SetModified
-	case missing == 0:
+	case count[FileMissing] == 0:
 		st.State = SetPresent
-	case present > 0:
+	case count[FilePresent] > 0:
 		st.State = SetPartial
 	default:
 		st.State = SetMissing
@@ -98,12 +96,45 @@ func Check(dir string, s *Set) SetStatus {
 	return st
 }
 
-// Problems lists one line for each file of the set that is missing or modified.
+// checkFile reads one file of set s in the data directory dir and checks its sum.
+func checkFile(dir string, s *Set, f File) FileStatus {
+	fst := FileStatus{File: &f, Rel: s.Name + "/" + f.Name}
+	got, err := fileSum(filepath.Join(dir, s.Name, filepath.FromSlash(f.Name)))
+	switch {
+	case err == nil && got == f.SHA256:
+		fst.State = FilePresent
+	case err == nil:
+		fst.State, fst.Got = FileModified, got
+	case errors.Is(err, fs.ErrNotExist):
+		fst.State = FileMissing
+	default:
+		fst.State, fst.Err = FileModified, err
+	}
+	return fst
+}
+
+// KeptSources counts the sources the set's folder keeps with the right sum, of those it should.
+func (st SetStatus) KeptSources() (kept, want int) {
+	for _, f := range st.Sources {
+		if f.State == FilePresent {
+			kept++
+		}
+	}
+	return kept, len(st.Sources)
+}
+
+// Problems lists one line for each file of the set that is missing or modified, and for each
+// kept source that is modified.
 func (st SetStatus) Problems() []string {
 	var out []string
 	for _, f := range st.Files {
 		if p := f.Problem(); p != "" {
 			out = append(out, p)
+		}
+	}
+	for _, f := range st.Sources {
+		if f.State == FileModified {
+			out = append(out, f.Problem())
 		}
 	}
 	return out
@@ -128,6 +159,13 @@ func Readme(s *Set) string {
 		fmt.Fprintf(&b, "made by hcbench: %s; from\n", f.How)
 		for _, src := range f.From {
 			fmt.Fprintf(&b, "  - %s (sha256 `%s`)\n", src.URL(DefaultBase), src.SHA256)
+		}
+	}
+	if kept := s.KeptSources(); len(kept) > 0 {
+		fmt.Fprintf(&b, "\n## Sources\n\n`%s/` keeps the downloaded sources of the derived files above that are no file of the set,\n"+
+			"so that `hcbench data mirror DIR` can serve every source of the set to a machine without internet:\n\n", SourcesDir)
+		for _, f := range kept {
+			fmt.Fprintf(&b, "- `%s`, sha256 `%s`: downloaded from %s\n", f.Name, f.SHA256, f.From[0].URL(DefaultBase))
 		}
 	}
 	return b.String()

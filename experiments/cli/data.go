@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hcbench/hcbench/datasets/datadir"
@@ -20,18 +22,25 @@ var dataCatalog = datadir.Catalog
 var dataGetenv = os.Getenv
 
 const dataUsage = `Usage:
-  hcbench data fetch [-data DIR] [-mirror URL] [SET...]
+  hcbench data fetch [-data DIR] [-mirror DIR|URL] [SET...]
                                download the real data sets (all by default) into the data directory,
                                check their SHA-256 sums and convert them where needed; files
-                               there with the right sum are kept, others replaced
+                               there with the right sum are kept, others replaced; the sources of
+                               converted files are kept too, in SET/sources
   hcbench data list [-data DIR]
                                what each data set is, its licence, and whether it is present
   hcbench data verify [-data DIR] [SET...]
                                check the SHA-256 sums of the data sets present (or of those named)
+  hcbench data mirror [-data DIR] OUT [SET...]
+                               copy the sources of the data sets present (or of those named) from
+                               the data directory into the folder OUT, laid out as a mirror that
+                               'hcbench data fetch -mirror OUT' reads on a machine without internet
 
 The data directory is -data DIR, else $` + datadir.EnvDir + `, else hcbench/data in the user's cache
-directory. Files are downloaded from ` + datadir.DefaultBase + ` at fixed commits; -mirror URL
-(or $` + datadir.EnvMirror + `) fetches them from elsewhere: ` + datadir.MirrorLayout + `.
+directory; a relative one is taken from the working directory. Files are downloaded from
+` + datadir.DefaultBase + ` at fixed commits. Without internet, point -data at a data
+directory that holds the files already, or fetch from a mirror: -mirror DIR|URL (or
+$` + datadir.EnvMirror + `); ` + datadir.MirrorLayout + `.
 `
 
 // cmdData is the data command: fetch, list and verify the data sets of the data directory.
@@ -47,6 +56,8 @@ func cmdData(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdDataList(args[1:], stdout, stderr)
 	case "verify":
 		return cmdDataVerify(args[1:], stdout, stderr)
+	case "mirror":
+		return cmdDataMirror(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, dataUsage)
 		return ExitOK
@@ -97,8 +108,8 @@ func dataSetNames() []string {
 }
 
 func cmdDataFetch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs, dirFlag := dataFlags("fetch", "fetch [-data DIR] [-mirror URL] [SET...]", stderr)
-	mirror := fs.String("mirror", "", "fetch from this base URL instead of "+datadir.DefaultBase+" (default $"+datadir.EnvMirror+"); "+datadir.MirrorLayout)
+	fs, dirFlag := dataFlags("fetch", "fetch [-data DIR] [-mirror DIR|URL] [SET...]", stderr)
+	mirror := fs.String("mirror", "", "fetch from this folder, file:// or http(s):// URL instead of "+datadir.DefaultBase+" (default $"+datadir.EnvMirror+"); "+datadir.MirrorLayout)
 	names, err := parse(fs, args)
 	if err != nil {
 		return flagError(fs, err, stdout)
@@ -112,7 +123,7 @@ func cmdDataFetch(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		*mirror = dataGetenv(datadir.EnvMirror)
 	}
 	if *mirror != "" {
-		if err := datadir.CheckMirror(*mirror); err != nil {
+		if _, _, err := datadir.CheckMirror(*mirror); err != nil {
 			fmt.Fprintln(stderr, "hcbench data fetch:", err)
 			return ExitUsage
 		}
@@ -145,10 +156,27 @@ func cmdDataFetch(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		for _, line := range strings.Split(err.Error(), "\n") {
 			fmt.Fprintln(stderr, "hcbench data fetch:", line)
 		}
-		fmt.Fprintf(stderr, "hcbench data fetch: %s not installed\n", english.Count(notInstalled, "file", "files"))
+		if notInstalled > 0 {
+			fmt.Fprintf(stderr, "hcbench data fetch: %s not installed\n", english.Count(notInstalled, "file", "files"))
+		}
+		sources := 0
+		for _, rel := range rep.Failed {
+			if strings.Contains(rel, "/"+datadir.SourcesDir+"/") {
+				sources++
+			}
+		}
+		if sources > 0 {
+			// The files made from them may all be present: the sets can be used, not mirrored.
+			fmt.Fprintf(stderr, "hcbench data fetch: %s of converted files not kept, which `hcbench data mirror` needs\n",
+				english.Count(sources, "source", "sources"))
+		}
 		return ExitFailure
 	}
-	fmt.Fprintf(stdout, "%s installed, %d already present\n", english.Count(len(rep.Installed), "file", "files"), len(rep.Present))
+	fmt.Fprintf(stdout, "%s installed, %d already present", english.Count(len(rep.Installed), "file", "files"), len(rep.Present))
+	if n := len(rep.Kept); n > 0 {
+		fmt.Fprintf(stdout, "; %s kept for `hcbench data mirror`", english.Count(n, "source", "sources"))
+	}
+	fmt.Fprintln(stdout)
 	return ExitOK
 }
 
@@ -183,8 +211,16 @@ func cmdDataList(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stdout, "%s%s\n", pad, p)
 			}
 		}
+		if kept, want := st.KeptSources(); st.State != datadir.SetMissing && kept < want {
+			fmt.Fprintf(stdout, "%s%s\n", pad, sourcesNotKept(s.Name, kept, want))
+		}
 	}
 	return ExitOK
+}
+
+// sourcesNotKept says that a set's folder lacks kept sources, what that costs and the fix.
+func sourcesNotKept(set string, kept, want int) string {
+	return fmt.Sprintf("sources: %d of %d kept, so `hcbench data mirror` cannot serve %s; `hcbench data fetch %s` downloads the others", kept, want, set, set)
 }
 
 func cmdDataVerify(args []string, stdout, stderr io.Writer) int {
@@ -215,7 +251,14 @@ func cmdDataVerify(args []string, stdout, stderr io.Writer) int {
 		checked++
 		ps := st.Problems()
 		if len(ps) == 0 {
-			fmt.Fprintf(stdout, "%s: ok (%s)\n", sets[i].Name, english.Count(len(sets[i].Files), "file", "files"))
+			fmt.Fprintf(stdout, "%s: ok (%s", sets[i].Name, english.Count(len(sets[i].Files), "file", "files"))
+			switch kept, want := st.KeptSources(); {
+			case want > 0 && kept == want:
+				fmt.Fprintf(stdout, "; %s kept", english.Count(kept, "source", "sources"))
+			case want > 0:
+				fmt.Fprintf(stdout, "; %d of %d sources kept", kept, want)
+			}
+			fmt.Fprintln(stdout, ")")
 			continue
 		}
 		for _, p := range ps {
@@ -232,5 +275,74 @@ func cmdDataVerify(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hcbench data verify: %s; fetch the files again with: hcbench data fetch %s\n", english.Count(problems, "problem", "problems"), strings.Join(fetch, " "))
 		return ExitFailure
 	}
+	return ExitOK
+}
+
+func cmdDataMirror(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs, dirFlag := dataFlags("mirror", "mirror [-data DIR] OUT [SET...]", stderr)
+	rest, err := parse(fs, args)
+	if err != nil {
+		return flagError(fs, err, stdout)
+	}
+	if len(rest) == 0 {
+		fmt.Fprintln(stderr, "hcbench data mirror: name the folder to write the mirror into")
+		fs.Usage()
+		return ExitUsage
+	}
+	out, names := rest[0], rest[1:]
+	sets, err := dataSets(names)
+	if err != nil {
+		fmt.Fprintln(stderr, "hcbench data mirror:", err)
+		return ExitUsage
+	}
+	loc, err := datadir.Locate(*dirFlag, dataGetenv)
+	if err == nil {
+		out, err = filepath.Abs(out)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "hcbench data mirror:", err)
+		return ExitFailure
+	}
+	fmt.Fprintf(stdout, "data directory: %s\nmirror: %s\n", loc, out)
+	var chosen []datadir.Set
+	for i := range sets {
+		if len(names) == 0 && datadir.Check(loc.Path, &sets[i]).State == datadir.SetMissing {
+			fmt.Fprintf(stdout, "%s: not fetched, skipped\n", sets[i].Name)
+			continue
+		}
+		chosen = append(chosen, sets[i])
+	}
+	if len(chosen) == 0 {
+		fmt.Fprintf(stderr, "hcbench data mirror: no data set is in %s; fetch them with: hcbench data fetch\n", loc.Path)
+		return ExitFailure
+	}
+	rep, err := datadir.WriteMirror(ctx, loc.Path, out, chosen, stderr)
+	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintln(stderr, "hcbench data mirror: interrupted; every file written is whole; run it again to go on")
+		return ExitInterrupted
+	case err != nil:
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintln(stderr, "hcbench data mirror:", line)
+		}
+		return ExitFailure
+	}
+	n := len(rep.Written) + len(rep.Present)
+	fmt.Fprintf(stdout, "%s in the mirror (%d written, %d there already)\n", english.Count(n, "source", "sources"), len(rep.Written), len(rep.Present))
+	if len(rep.Missing) > 0 {
+		var missing []string
+		for _, m := range rep.Missing {
+			fmt.Fprintln(stderr, m.Problem())
+			if set, _, _ := strings.Cut(m.Rel, "/"); !slices.Contains(missing, set) {
+				missing = append(missing, set)
+			}
+		}
+		fmt.Fprintf(stderr, "hcbench data mirror: %s not in the data directory, so the mirror lacks sources of %s; "+
+			"`hcbench data fetch %s` downloads them (a data directory fetched before hcbench kept the sources of converted files lacks those), "+
+			"then run this again; or copy the data directory itself and point -data at it\n",
+			english.Count(len(rep.Missing), "source is", "sources are"), strings.Join(missing, ", "), strings.Join(missing, " "))
+		return ExitFailure
+	}
+	fmt.Fprintf(stdout, "fetch from it with: hcbench data fetch -mirror %s\n", out)
 	return ExitOK
 }

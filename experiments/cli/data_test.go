@@ -110,7 +110,7 @@ func TestDataFetchVerifyList(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("fetch: %d\n%s%s", code, out, errOut)
 	}
-	for _, want := range []string{"mirror: " + srv.URL, "small: present", "4 files installed, 0 already present"} {
+	for _, want := range []string{"mirror: " + srv.URL, "small: present", "4 files installed, 0 already present; 1 source kept for `hcbench data mirror`"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("fetch output lacks %q:\n%s", want, out)
 		}
@@ -126,7 +126,7 @@ func TestDataFetchVerifyList(t *testing.T) {
 	}
 
 	code, out, errOut = run(t, context.Background(), "data", "verify", "-data", dir)
-	if code != ExitOK || out != "data directory: "+dir+" (-data)\nsmall: ok (4 files)\nother: not fetched, skipped\n" {
+	if code != ExitOK || out != "data directory: "+dir+" (-data)\nsmall: ok (4 files; 1 source kept)\nother: not fetched, skipped\n" {
 		t.Errorf("verify: %d\n%q\n%s", code, out, errOut)
 	}
 	code, out, errOut = run(t, context.Background(), "data", "verify", "-data", dir, "other")
@@ -139,7 +139,7 @@ func TestDataFetchVerifyList(t *testing.T) {
 	useDataTestCatalog(t, map[string]string{datadir.EnvDir: dir, datadir.EnvMirror: srv.URL})
 	before := hits()
 	code, out, errOut = run(t, context.Background(), "data", "fetch")
-	if code != ExitOK || !strings.Contains(out, "data directory: "+dir+" ($HCBENCH_DATA)") || !strings.Contains(out, "1 file installed, 4 already present") {
+	if code != ExitOK || !strings.Contains(out, "data directory: "+dir+" ($HCBENCH_DATA)") || !strings.Contains(out, "1 file installed, 4 already present\n") {
 		t.Errorf("second fetch: %d\n%s%s", code, out, errOut)
 	}
 	if hits()-before != 1 {
