@@ -22,11 +22,14 @@ type recorder struct {
 
 type stopped struct{}
 
-func (r *recorder) Helper()                        {}
-func (r *recorder) Skip(args ...any)               { r.skipped = fmt.Sprint(args...); panic(stopped{}) }
-func (r *recorder) Fatal(args ...any)              { r.failed = fmt.Sprint(args...); panic(stopped{}) }
-func (r *recorder) Fatalf(format string, a ...any) { r.failed = fmt.Sprintf(format, a...); panic(stopped{}) }
-func (r *recorder) Log(args ...any)                { r.logged += fmt.Sprint(args...) + "\n" }
+func (r *recorder) Helper()           {}
+func (r *recorder) Skip(args ...any)  { r.skipped = fmt.Sprint(args...); panic(stopped{}) }
+func (r *recorder) Fatal(args ...any) { r.failed = fmt.Sprint(args...); panic(stopped{}) }
+func (r *recorder) Fatalf(format string, a ...any) {
+	r.failed = fmt.Sprintf(format, a...)
+	panic(stopped{})
+}
+func (r *recorder) Log(args ...any) { r.logged += fmt.Sprint(args...) + "\n" }
 
 // call runs f on a recorder and returns it with f's result (empty when f was stopped).
 func call(f func(tb testing.TB) string) (r *recorder, got string) {
