@@ -367,7 +367,20 @@ func TestCatalogWellFormed(t *testing.T) {
 				if !hex.MatchString(src.SHA256) || !commit.MatchString(src.Commit) || strings.Count(src.Repo, "/") != 1 {
 					t.Errorf("%s/%s: source %+v", s.Name, f.Name, src)
 				}
+				// A mirror folder holds it at this path: no element may leave or skip a folder.
+				for _, e := range strings.Split(src.MirrorPath(), "/") {
+					if e == "" || e == "." || e == ".." || strings.ContainsRune(e, '\\') {
+						t.Errorf("%s/%s: source path %q has an element %q", s.Name, f.Name, src.MirrorPath(), e)
+					}
+				}
 			}
+		}
+		// Kept sources are named by the last element of their path: it must tell them apart.
+		for _, k := range s.KeptSources() {
+			if files[k.Name] {
+				t.Errorf("%s: two kept sources, or a kept source and a file, are named %s", s.Name, k.Name)
+			}
+			files[k.Name] = true
 		}
 	}
 	want := "https://raw.githubusercontent.com/hoadley-lab/pam50/17837fa54cfe7264e45d8aa3f02e16278ee1fb9a/.legacy/bioclassifier_R/220arrays_nonUBCcommon+12normal_50g.txt"

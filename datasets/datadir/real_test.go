@@ -5,8 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,35 +24,32 @@ func sha(b []byte) string {
 // copy (Debian's) has the same compressed data behind a 10-byte header without the name.
 var upstreamDigitsHeader = append([]byte{0x1f, 0x8b, 8, 8, 0xce, 0x27, 0xcc, 0x4b, 0, 3}, "digits.csv\x00"...)
 
-// TestFetchFromRealDataDir serves, through a local mirror, every source file that the data
-// directory holds a byte-for-byte copy of (and scikit-learn's digits.csv.gz, rebuilt from the
-// installed copy), fetches every file whose sources are all served into an empty directory, and
-// so checks the real downloads and the derived pam50_232x50_zerofilled.csv and digits.csv.gz
-// against the catalog's sums. The files derived from sources that the data directory lacks (UNC's
-// example files, the ClusterTrellis pickles) are left out here: TestFetchCatalogFromMirror and
-// `hcbench data fetch` check them.
+// TestFetchFromRealDataDir writes a mirror folder from the data directory (WriteMirror: every
+// source it holds byte for byte, and the kept sources of derived files where it keeps them) and
+// adds scikit-learn's digits.csv.gz, rebuilt from the installed copy when the data directory does
+// not keep it; it then fetches every file whose sources are all in the folder into an empty
+// directory, reading the folder as a mirror, and so checks the real downloads and the derived
+// files against the catalog's sums. The files derived from sources that the data directory lacks
+// (UNC's example files and the ClusterTrellis pickles, in a directory fetched before hcbench kept
+// sources) are left out here: TestFetchCatalogFromMirror and `hcbench data fetch` check them.
 func TestFetchFromRealDataDir(t *testing.T) {
 	datatest.Path(t, "pam50/220arrays_nonUBCcommon+12normal_50g.txt")
 	digits := datatest.Path(t, "uci/digits.csv.gz")
 	dataDir := datatest.Dir(t).Path
-
-	served := map[string][]byte{}
-	key := func(s datadir.Source) string { return "/" + s.Repo + "/" + s.Commit + "/" + s.Path }
-	for _, s := range datadir.Catalog {
-		for _, f := range s.Files {
-			b, err := os.ReadFile(filepath.Join(dataDir, s.Name, f.Name))
-			if err != nil {
-				continue
-			}
-			for _, g := range s.Files {
-				for _, src := range g.From {
-					if src.SHA256 == sha(b) {
-						served[key(src)] = b
-					}
-				}
-			}
-		}
+	mirror := t.TempDir()
+	rep, err := datadir.WriteMirror(context.Background(), dataDir, mirror, datadir.Catalog, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
+	if len(rep.Written) < 8 {
+		t.Errorf("the mirror of %s holds %d sources, want the 8 that every data directory has at least: %q", dataDir, len(rep.Written), rep.Written)
+	}
+	var missing []string
+	for _, m := range rep.Missing {
+		missing = append(missing, m.Problem())
+	}
+	t.Logf("the data directory lacks: %q", missing)
+
 	installed, err := os.ReadFile(digits)
 	if err != nil {
 		t.Fatal(err)
@@ -69,17 +64,13 @@ func TestFetchFromRealDataDir(t *testing.T) {
 	if got := sha(upstream); got != digitsSrc.SHA256 {
 		t.Fatalf("scikit-learn's digits.csv.gz rebuilt from the installed copy: sha256 %s, want %s", got, digitsSrc.SHA256)
 	}
-	served[key(digitsSrc)] = upstream
-
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, ok := served[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Write(b)
-	}))
-	defer srv.Close()
+	p := filepath.Join(mirror, filepath.FromSlash(digitsSrc.MirrorPath()))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, upstream, 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	var sets []datadir.Set
 	var left []string
@@ -89,8 +80,8 @@ func TestFetchFromRealDataDir(t *testing.T) {
 		for _, f := range s.Files {
 			all := true
 			for _, src := range f.From {
-				_, ok := served[key(src)]
-				all = all && ok
+				_, err := os.Stat(filepath.Join(mirror, filepath.FromSlash(src.MirrorPath())))
+				all = all && err == nil
 			}
 			if all {
 				kept.Files = append(kept.Files, f)
@@ -103,14 +94,17 @@ func TestFetchFromRealDataDir(t *testing.T) {
 	t.Logf("left out, their sources are not in the data directory: %q", left)
 	dir := t.TempDir()
 	var progress bytes.Buffer
-	rep, err := datadir.Fetch(context.Background(), dir, sets, datadir.FetchOptions{Mirror: srv.URL, Progress: &progress})
+	fetched, err := datadir.Fetch(context.Background(), dir, sets, datadir.FetchOptions{Mirror: mirror, Progress: &progress})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}
 	for _, want := range []string{"pam50/pam50_232x50_zerofilled.csv", "uci/digits.csv.gz", "pam50/LICENSE-hoadley-lab-pam50.md", "uci/iris.csv"} {
-		if !slices.Contains(rep.Installed, want) {
-			t.Errorf("%s was not installed (installed: %q)", want, rep.Installed)
+		if !slices.Contains(fetched.Installed, want) {
+			t.Errorf("%s was not installed (installed: %q)", want, fetched.Installed)
 		}
+	}
+	if !slices.Contains(fetched.Kept, "uci/sources/digits.csv.gz") {
+		t.Errorf("scikit-learn's digits.csv.gz was not kept (kept: %q)", fetched.Kept)
 	}
 	for i := range sets {
 		if st := datadir.Check(dir, &sets[i]); st.State != datadir.SetPresent && len(sets[i].Files) > 0 {

@@ -5,9 +5,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -232,13 +234,14 @@ func TestDataUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"data", "fetch", "-data", t.TempDir(), "nosuch"},
 		{"data", "verify", "-data", t.TempDir(), "small", "nosuch"},
+		{"data", "mirror", "-data", t.TempDir(), t.TempDir(), "nosuch"},
 	} {
 		code, _, errOut := run(t, context.Background(), args...)
 		if code != ExitUsage || !strings.Contains(errOut, `unknown data set "nosuch" (known: small, other)`) {
 			t.Errorf("%q: %d %s", args, code, errOut)
 		}
 	}
-	for _, args := range [][]string{{"data"}, {"data", "frobnicate"}, {"data", "list", "extra"}, {"data", "fetch", "-mirror", "ftp://x", "small"}, {"data", "verify", "-bogus"}} {
+	for _, args := range [][]string{{"data"}, {"data", "frobnicate"}, {"data", "list", "extra"}, {"data", "fetch", "-mirror", "ftp://x", "small"}, {"data", "verify", "-bogus"}, {"data", "mirror"}, {"data", "mirror", "-data", t.TempDir()}} {
 		if code, _, errOut := run(t, context.Background(), args...); code != ExitUsage {
 			t.Errorf("%q: exit %d, want %d\n%s", args, code, ExitUsage, errOut)
 		}
@@ -246,5 +249,84 @@ func TestDataUsageErrors(t *testing.T) {
 	code, out, _ := run(t, context.Background(), "data", "help")
 	if code != ExitOK || !strings.Contains(out, "MIRROR/OWNER/REPO/COMMIT/PATH") {
 		t.Errorf("data help: %d\n%s", code, out)
+	}
+}
+
+// TestDataMirrorOffline: the data sets fetched from a server are written out with `data mirror
+// DIR`; with the server gone, `data fetch -mirror DIR` and `-mirror file://DIR` install every
+// file into fresh data directories, which `data verify` passes and which can be mirrored again.
+// A data directory without its kept sources (fetched before they were kept) mirrors what it holds
+// and names the command that completes it.
+func TestDataMirrorOffline(t *testing.T) {
+	useDataTestCatalog(t, nil)
+	srv, _ := dataServer(t, nil)
+	root := t.TempDir()
+	online := filepath.Join(root, "online")
+	if code, out, errOut := run(t, context.Background(), "data", "fetch", "-data", online, "-mirror", srv.URL); code != ExitOK {
+		t.Fatalf("fetch: %d\n%s%s", code, out, errOut)
+	}
+	if b, err := os.ReadFile(filepath.Join(online, "small", "sources", "derived.in")); err != nil || string(b) != dataTestFiles["derived.in"] {
+		t.Errorf("the source of loud.txt is not kept: %q %v", b, err)
+	}
+	mirror := filepath.Join(root, "mirror")
+	code, out, errOut := run(t, context.Background(), "data", "mirror", "-data", online, mirror)
+	if code != ExitOK || !strings.Contains(out, "mirror: "+mirror+"\n5 sources in the mirror (5 written, 0 there already)\nfetch from it with: hcbench data fetch -mirror "+mirror+"\n") {
+		t.Fatalf("mirror: %d\n%s%s", code, out, errOut)
+	}
+	for p, content := range dataTestFiles {
+		if b, err := os.ReadFile(filepath.Join(mirror, "owner", "repo", dataTestCommit, p)); err != nil || string(b) != content {
+			t.Errorf("mirror's %s: %q %v", p, b, err)
+		}
+	}
+	srv.Close()
+
+	fileURL := (&url.URL{Scheme: "file", Path: filepath.ToSlash(mirror)}).String()
+	for i, m := range []string{mirror, fileURL} {
+		dir := filepath.Join(root, fmt.Sprint("offline", i))
+		code, out, errOut := run(t, context.Background(), "data", "fetch", "-data", dir, "-mirror", m)
+		if code != ExitOK || !strings.Contains(out, "5 files installed, 0 already present; 1 source kept") {
+			t.Errorf("fetch -mirror %s: %d\n%s%s", m, code, out, errOut)
+		}
+		code, out, errOut = run(t, context.Background(), "data", "verify", "-data", dir)
+		if code != ExitOK || out != "data directory: "+dir+" (-data)\nsmall: ok (4 files; 1 source kept)\nother: ok (1 file)\n" {
+			t.Errorf("verify after fetch -mirror %s: %d\n%q\n%s", m, code, out, errOut)
+		}
+		code, out, errOut = run(t, context.Background(), "data", "mirror", "-data", dir, filepath.Join(root, fmt.Sprint("again", i)))
+		if code != ExitOK || !strings.Contains(out, "5 sources in the mirror (5 written, 0 there already)") {
+			t.Errorf("mirror of a fetch from %s: %d\n%s%s", m, code, out, errOut)
+		}
+	}
+
+	// A data directory without kept sources: list and verify say so (verify passes), mirror
+	// writes the four it has and fails naming the fifth and the fix, which then completes it.
+	os.RemoveAll(filepath.Join(online, "small", "sources"))
+	code, out, _ = run(t, context.Background(), "data", "list", "-data", online)
+	if code != ExitOK || !strings.Contains(out, "sources: 0 of 1 kept, so `hcbench data mirror` cannot serve small; `hcbench data fetch small` downloads the others") {
+		t.Errorf("list without kept sources: %d\n%s", code, out)
+	}
+	code, out, _ = run(t, context.Background(), "data", "verify", "-data", online)
+	if code != ExitOK || !strings.Contains(out, "small: ok (4 files; 0 of 1 sources kept)") {
+		t.Errorf("verify without kept sources: %d\n%s", code, out)
+	}
+	partial := filepath.Join(root, "partial")
+	code, out, errOut = run(t, context.Background(), "data", "mirror", "-data", online, partial)
+	if code != ExitFailure || !strings.Contains(out, "4 sources in the mirror (4 written, 0 there already)") ||
+		!strings.Contains(errOut, "small/sources/derived.in: missing\nhcbench data mirror: 1 source is not in the data directory, so the mirror lacks sources of small; `hcbench data fetch small` downloads them") ||
+		!strings.Contains(errOut, "point -data at it") {
+		t.Errorf("mirror without kept sources: %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = run(t, context.Background(), "data", "fetch", "-data", online, "-mirror", mirror, "small")
+	if code != ExitOK || !strings.Contains(out, "0 files installed, 4 already present; 1 source kept") {
+		t.Errorf("fetch of the kept sources: %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = run(t, context.Background(), "data", "mirror", "-data", online, partial, "small")
+	if code != ExitOK || !strings.Contains(out, "4 sources in the mirror (1 written, 3 there already)") {
+		t.Errorf("mirror after the fetch: %d\n%s%s", code, out, errOut)
+	}
+
+	// Offline without a mirror: the message offers -data and -mirror.
+	code, _, errOut = run(t, context.Background(), "data", "fetch", "-data", filepath.Join(root, "none"), "-mirror", filepath.Join(root, "nowhere"))
+	if code != ExitUsage || !strings.Contains(errOut, "want an http://, https:// or file:// URL or a folder") {
+		t.Errorf("fetch from a missing folder: %d\n%s", code, errOut)
 	}
 }
