@@ -293,12 +293,12 @@ func (f *fetcher) source(ctx context.Context, s *Set, setDir string, src Source)
 
 // readChecked reads a regular file and checks its bytes against a SHA-256.
 func readChecked(path, want string) ([]byte, error) {
-	if st, err := os.Stat(path); err != nil {
+	fh, err := openRegular(path)
+	if err != nil {
 		return nil, err
-	} else if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%v)", path, st.Mode().Type())
 	}
-	b, err := os.ReadFile(path)
+	defer fh.Close()
+	b, err := io.ReadAll(fh)
 	if err != nil {
 		return nil, err
 	}
@@ -388,17 +388,10 @@ func (f *fetcher) openLocal(ctx context.Context, src Source) (body io.ReadCloser
 	p := filepath.Join(f.dir, filepath.FromSlash(src.MirrorPath()))
 	where = "mirror file " + p
 	f.logf("read %s", p)
-	// A FIFO or device would block the open or the read, without a context to end the wait.
-	if st, err := os.Stat(p); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, where, fmt.Errorf("%s: not in the mirror (%s)", where, MirrorLayout)
-		}
-		return nil, where, err
-	} else if !st.Mode().IsRegular() {
-		return nil, where, fmt.Errorf("%s is not a regular file (%v)", where, st.Mode().Type())
-	}
-	fh, err := os.Open(p)
-	if err != nil {
+	fh, err := openRegular(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, where, fmt.Errorf("%s: not in the mirror (%s)", where, MirrorLayout)
+	} else if err != nil {
 		return nil, where, err
 	}
 	return ctxReader{ctx, fh}, where, nil
@@ -482,13 +475,7 @@ func sum(b []byte) string {
 
 // fileSum returns the SHA-256 of a file's bytes.
 func fileSum(path string) (string, error) {
-	// A FIFO or device would block the open or the read, without a context to end the wait.
-	if st, err := os.Stat(path); err != nil {
-		return "", err
-	} else if !st.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file (%v)", path, st.Mode().Type())
-	}
-	fh, err := os.Open(path)
+	fh, err := openRegular(path)
 	if err != nil {
 		return "", err
 	}
@@ -498,4 +485,17 @@ func fileSum(path string) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// openRegular opens a regular file for reading and refuses anything else: a FIFO or device would
+// block the open or the read, without a context to end the wait.
+func openRegular(path string) (*os.File, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%v)", path, st.Mode().Type())
+	}
+	return os.Open(path)
 }

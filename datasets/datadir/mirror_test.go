@@ -66,17 +66,24 @@ func TestFetchKeepsSources(t *testing.T) {
 	noTemporaries(t, dir)
 }
 
+// fetchedTiny fetches testSet from a test server into a new data directory.
+func fetchedTiny(t *testing.T) (dir string, sets []Set, srv *server) {
+	t.Helper()
+	sets = []Set{testSet()}
+	srv = newServer(t, goodFiles())
+	dir = t.TempDir()
+	if _, err := Fetch(context.Background(), dir, sets, FetchOptions{Mirror: srv.URL}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, sets, srv
+}
+
 // TestMirrorRoundTrip: a data directory fetched from a server is written out as a mirror folder;
 // with the server gone, fetches from that folder, named by its path, by a relative path and by a
 // file:// URL, install every file and kept source, and a mirror written from such a fetch holds
 // the same bytes.
 func TestMirrorRoundTrip(t *testing.T) {
-	sets := []Set{testSet()}
-	srv := newServer(t, goodFiles())
-	first := t.TempDir()
-	if _, err := Fetch(context.Background(), first, sets, FetchOptions{Mirror: srv.URL}); err != nil {
-		t.Fatal(err)
-	}
+	first, sets, srv := fetchedTiny(t)
 	srv.Close()
 
 	mirror := filepath.Join(t.TempDir(), "mirror")
@@ -124,12 +131,7 @@ func TestMirrorRoundTrip(t *testing.T) {
 // written; a mirror file with the wrong bytes is replaced; a folder mirror that lacks a file
 // says so.
 func TestMirrorMissingSources(t *testing.T) {
-	sets := []Set{testSet()}
-	srv := newServer(t, goodFiles())
-	dir := t.TempDir()
-	if _, err := Fetch(context.Background(), dir, sets, FetchOptions{Mirror: srv.URL}); err != nil {
-		t.Fatal(err)
-	}
+	dir, sets, _ := fetchedTiny(t)
 	os.RemoveAll(filepath.Join(dir, "tiny", "sources"))
 	os.WriteFile(filepath.Join(dir, "tiny", "b.txt"), []byte("edited\n"), 0o644)
 	mirror := t.TempDir()
@@ -184,5 +186,21 @@ func TestCheckMirror(t *testing.T) {
 		if _, _, err := CheckMirror(in); err == nil || !strings.Contains(err.Error(), "MIRROR/OWNER/REPO/COMMIT/PATH") {
 			t.Errorf("CheckMirror(%q): %v, want a refusal with the layout", in, err)
 		}
+	}
+}
+
+// TestFolderMirrorFIFO: a FIFO in a mirror folder is refused, not waited on (a wait would end
+// only at go test's -timeout, with every goroutine's stack).
+func TestFolderMirrorFIFO(t *testing.T) {
+	mirror := t.TempDir()
+	p := filepath.Join(mirror, filepath.FromSlash(srcLic.MirrorPath()))
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := mkfifo(p); err != nil {
+		t.Skipf("no FIFO: %v", err)
+	}
+	set := Set{Name: "tiny", Files: []File{download("LICENSE-test.txt", srcLic)}}
+	_, err := Fetch(context.Background(), t.TempDir(), []Set{set}, FetchOptions{Mirror: mirror})
+	if err == nil || !strings.Contains(err.Error(), "is not a regular file") {
+		t.Errorf("a FIFO in the mirror: %v", err)
 	}
 }
