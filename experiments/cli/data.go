@@ -40,7 +40,8 @@ The data directory is -data DIR, else $` + datadir.EnvDir + `, else hcbench/data
 directory; a relative one is taken from the working directory. Files are downloaded from
 ` + datadir.DefaultBase + ` at fixed commits. Without internet, point -data at a data
 directory that holds the files already, or fetch from a mirror: -mirror DIR|URL (or
-$` + datadir.EnvMirror + `); ` + datadir.MirrorLayout + `.
+$` + datadir.EnvMirror + `) reads each source file at MIRROR/OWNER/REPO/COMMIT/PATH, from a folder
+(a path or a file:// URL) that 'hcbench data mirror DIR' writes, or from a web server over one.
 `
 
 // cmdData is the data command: fetch, list and verify the data sets of the data directory.
