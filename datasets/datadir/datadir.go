@@ -58,8 +58,9 @@ func (l Location) String() string { return l.Path + " (" + l.From + ")" }
 // flag's, and the variable's in a command, against the working directory. In a test binary the
 // working directory is the package's folder (`go test ./...` runs each package there), not the
 // directory the variable was set in, so a relative $HCBENCH_DATA is taken from the module root
-// instead, the nearest folder at or above the working directory that holds go.mod; with no
-// go.mod above, it is refused, with the fix. Location.From then says so.
+// instead: the nearest folder that holds go.mod at or above the folder the test binary started in
+// (a test that changes its working directory does not change it); with no go.mod above, it is
+// refused, with the fix. Location.From then says so.
 func Locate(flag string, getenv func(string) string) (Location, error) {
 	loc := Location{Path: flag, From: "-data"}
 	if loc.Path == "" {
@@ -92,11 +93,15 @@ func Locate(flag string, getenv func(string) string) (Location, error) {
 // inTest reports whether the process is a test binary; tests replace it to see a command's view.
 var inTest = testing.Testing
 
-// moduleRoot returns the nearest directory at or above the working directory that holds go.mod.
+// startDir is the working directory the process started in, for a test binary its package's
+// folder, read before any test can change it; "" when it could not be read.
+var startDir, _ = os.Getwd()
+
+// moduleRoot returns the nearest directory at or above startDir that holds go.mod.
 func moduleRoot() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
+	wd := startDir
+	if wd == "" {
+		return "", fmt.Errorf("the working directory the process started in is unknown")
 	}
 	for d := wd; ; {
 		if st, err := os.Stat(filepath.Join(d, "go.mod")); err == nil && st.Mode().IsRegular() {

@@ -9,7 +9,8 @@ import (
 
 // TestLocate: -data beats $HCBENCH_DATA, which beats the default; a relative -data is taken from
 // the working directory; a relative $HCBENCH_DATA from the working directory in a command and
-// from the module root in a test binary, where a folder without go.mod above refuses it.
+// from the module root in a test binary (the one above the folder it started in, whatever its
+// working directory now), where a folder without go.mod above refuses it.
 func TestLocate(t *testing.T) {
 	env := func(v string) func(string) string {
 		return func(k string) string {
@@ -52,8 +53,16 @@ func TestLocate(t *testing.T) {
 			t.Errorf("Locate(%q) with $HCBENCH_DATA=%q, test binary %v: %v %v; want %s (%s)", c.flag, c.env, c.test, loc, err, c.path, c.from)
 		}
 	}
+	// A test that changes its working directory still finds the module root it started below.
 	inTest = func() bool { return true }
 	t.Chdir(t.TempDir())
+	if loc, err := Locate("", env("../shared/data")); err != nil || loc.Path != filepath.Join(filepath.Dir(root), "shared", "data") {
+		t.Errorf("after a Chdir: %v %v", loc, err)
+	}
+
+	oldStart := startDir
+	t.Cleanup(func() { startDir = oldStart })
+	startDir = t.TempDir()
 	if _, err := os.Stat("/go.mod"); err == nil {
 		t.Skip("/go.mod exists: every folder has a module root")
 	}
