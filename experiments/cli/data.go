@@ -44,7 +44,7 @@ $` + datadir.EnvMirror + `) reads each source file at MIRROR/OWNER/REPO/COMMIT/P
 (a path or a file:// URL) that 'hcbench data mirror DIR' writes, or from a web server over one.
 `
 
-// cmdData is the data command: fetch, list and verify the data sets of the data directory.
+// cmdData is the data command: fetch, list, verify and mirror the data sets of the data directory.
 func cmdData(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, dataUsage)
@@ -213,15 +213,11 @@ func cmdDataList(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		if kept, want := st.KeptSources(); st.State != datadir.SetMissing && kept < want {
-			fmt.Fprintf(stdout, "%s%s\n", pad, sourcesNotKept(s.Name, kept, want))
+			fmt.Fprintf(stdout, "%ssources: %d of %d kept, so `hcbench data mirror` cannot serve %s; `hcbench data fetch %s` downloads the others\n",
+				pad, kept, want, s.Name, s.Name)
 		}
 	}
 	return ExitOK
-}
-
-// sourcesNotKept says that a set's folder lacks kept sources, what that costs and the fix.
-func sourcesNotKept(set string, kept, want int) string {
-	return fmt.Sprintf("sources: %d of %d kept, so `hcbench data mirror` cannot serve %s; `hcbench data fetch %s` downloads the others", kept, want, set, set)
 }
 
 func cmdDataVerify(args []string, stdout, stderr io.Writer) int {
