@@ -56,8 +56,9 @@ func docPages(t *testing.T) []string {
 	return pages
 }
 
-// TestReadmeIsAFrontPage: the README is under maxReadmeLines lines, gives the install line of the
-// module path that go.mod declares and the Go version it needs, and the test command that CI runs
+// TestReadmeIsAFrontPage: the README is under maxReadmeLines lines, gives the install lines that
+// work without a release (a clone and go install .) and the one of the module path that go.mod
+// declares for when one is tagged, the Go version it needs, and the test command that CI runs
 // (.ci/run: go test ./...).
 func TestReadmeIsAFrontPage(t *testing.T) {
 	readme := read(t, "README.md")
@@ -72,7 +73,7 @@ func TestReadmeIsAFrontPage(t *testing.T) {
 	if goVersion == nil {
 		t.Fatal("go.mod names no Go version")
 	}
-	for _, want := range []string{"go install " + mod[1] + "@latest", "Go " + goVersion[1] + " or later", "go test ./...", "docs/images/index.png"} {
+	for _, want := range []string{"git clone https://" + mod[1], "go install .", "go install " + mod[1] + "@latest", "Go " + goVersion[1] + " or later", "go test ./...", "docs/images/index.png"} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("README.md does not give %q", want)
 		}
