@@ -75,3 +75,12 @@ func (m machine) sentence() string {
 	}
 	return s + "."
 }
+
+// short names the machine in a phrase: "2 cores of an AMD EPYC 7B13, Go 1.26.8, 2026-11-28".
+func (m machine) short() string {
+	s := fmt.Sprintf("%d cores", m.cores)
+	if m.cpu != "" {
+		s += " of an " + m.cpu
+	}
+	return s + ", Go " + m.goVersion + ", " + m.date
+}

@@ -135,6 +135,12 @@ func update(ctx context.Context, o options) error {
 			return err
 		}
 	}
+	if slices.ContainsFunc(selected, func(r region) bool { return r.build }) {
+		fmt.Fprintln(o.log, "docnumbers: go build with empty caches (downloads every module)")
+		if e.build, err = measureFirstBuild(ctx, root, work); err != nil {
+			return err
+		}
+	}
 	texts, err := render(e, selected)
 	if err != nil {
 		return err

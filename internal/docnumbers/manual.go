@@ -11,11 +11,6 @@ type manualNumber struct {
 // build of hcbench, which needs empty caches and the network.
 var manualNumbers = []manualNumber{
 	{
-		name:   "install.first-build",
-		text:   "it downloads 156 MB of modules and takes 3 min 32 s, 165 CPU-seconds and 1.3 GB of memory at its peak on a 2-core Xeon VM (23 GiB) that other work shared (load 5 to 8; by hand, 2026-11-28)",
-		source: "GOCACHE=$(mktemp -d) GOMODCACHE=$(mktemp -d) /usr/bin/time -v go install . in a copy of the source tree of 2026-11-28 (main at cfddd50 with the data-directory changes; Go 1.26.8, linux/amd64); peak: the largest process's maximum resident set (1.30 GB; 1.34 GB summed over the go command's processes, sampled every 0.1 s); 156 MB: du of the module cache after",
-	},
-	{
 		name:   "reference.trellis-python",
 		text:   "4.7 CPU-seconds at N = 10 and 228 at N = 12 (measured by hand on the 2-core machine of this page, 2026-11)",
 		source: "ClusterTrellis at ab931e8 (github.com/SebastianMacaluso/ClusterTrellis), its trellis on one Ginkgo jet of 10 and of 12 leaves, timed with /usr/bin/time under Python 3.11 and numpy 1.24.2",

@@ -14,6 +14,8 @@ type region struct {
 	// benchmark groups (benches.go).
 	configs []string
 	benches []string
+	// build says it reads the first build's cost (build.go).
+	build bool
 	// machine says the text depends on the machine (times, memory): it is rewritten by the
 	// script, and the test checks only that it is there. Other regions depend only on the
 	// code and the seeds, and the test renders those of cheap configs and compares.
@@ -27,6 +29,7 @@ type region struct {
 type env struct {
 	runs    map[string]*configRun
 	benches map[string]*benchRun
+	build   *firstBuild
 	machine machine
 }
 
@@ -51,7 +54,7 @@ func (e *env) bench(name string) (*benchRun, error) {
 // regionTable is every region of the documentation, by name. A name in the documentation that
 // is not here, or an entry here that no page uses, is an error (TestRegionsAreUsed).
 func regionTable() map[string]region {
-	all := slices.Concat(experimentRegions(), benchRegions(), manualRegions())
+	all := slices.Concat(experimentRegions(), benchRegions(), buildRegions(), manualRegions())
 	out := make(map[string]region, len(all))
 	for _, r := range all {
 		if _, dup := out[r.name]; dup {
