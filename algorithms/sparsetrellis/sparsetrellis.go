@@ -52,21 +52,23 @@ type Result struct {
 	Splits   int // edges
 }
 
+// split is an edge of the sparse trellis: its children's vertex ids and log ψ. Ids are int32
+// (MaxClusters is clamped to fit) so that a split takes 16 bytes: the splits are most of the
+// sparse trellis's memory (about 25 a cluster with the defaults).
 type split struct {
-	l, r  int // vertex ids
+	l, r  int32
 	score float64
 }
 
 type vertex struct {
 	set     itemset.Set
-	size    int
-	cluster int // model cluster id
+	size    int32
+	cluster int32 // model cluster id
+	best    int32 // index into splits of the MAP split
+	done    bool  // expanded
 	splits  []split
-	seen    map[[2]int]bool // splits present, by children
-	done    bool            // expanded
 	mapV    float64
 	logZ    float64
-	best    int // index into splits of the MAP split
 }
 
 type sparse struct {
@@ -78,6 +80,9 @@ type sparse struct {
 	rng      *rand.Rand
 	vertices []*vertex
 	bySet    map[itemset.Set]int
+	// added holds the splits a vertex's expansion adds, so that each vertex's splits are
+	// allocated once, at their final length.
+	added []split
 }
 
 // Run builds the sparse trellis from the seeds and returns its MAP tree. rng draws the cuts.
@@ -89,6 +94,13 @@ func Run(ctx context.Context, m model.Model, rng *rand.Rand, opts Options) (Resu
 	if len(opts.Seeds) == 0 {
 		return Result{}, errors.New("sparse trellis: no seed tree")
 	}
+	// Vertex ids are int32: the seeds' clusters always fit, and MaxClusters is clamped to what
+	// is left (a billion clusters would take hundreds of GiB anyway).
+	seedClusters := int64(n) + int64(len(opts.Seeds))*int64(max(n-1, 0))
+	if seedClusters > maxVertices {
+		return Result{}, fmt.Errorf("sparse trellis: %d seed trees of %d items, more than its %d clusters can hold", len(opts.Seeds), n, maxVertices)
+	}
+	opts.MaxClusters = int(min(int64(opts.MaxClusters), maxVertices-seedClusters))
 	s := &sparse{m: m, store: m.NewClusters(), scratch: m.NewClusters(), opts: opts, rng: rng, bySet: map[itemset.Set]int{}}
 	for i := range n {
 		s.vertex(itemset.Of(i), i)
@@ -129,6 +141,9 @@ func (s *sparse) full(n int) itemset.Set {
 	return f
 }
 
+// maxVertices is the most vertices that int32 ids name.
+const maxVertices = math.MaxInt32
+
 // vertex returns the id of the cluster set, adding it with model cluster id cl (−1: build it).
 func (s *sparse) vertex(set itemset.Set, cl int) int {
 	if id, ok := s.bySet[set]; ok {
@@ -137,22 +152,30 @@ func (s *sparse) vertex(set itemset.Set, cl int) int {
 	if cl < 0 {
 		cl = s.store.Cluster(set.Items())
 	}
-	s.vertices = append(s.vertices, &vertex{set: set, size: set.Len(), cluster: cl, seen: map[[2]int]bool{}})
+	s.vertices = append(s.vertices, &vertex{set: set, size: int32(set.Len()), cluster: int32(cl)})
 	s.bySet[set] = len(s.vertices) - 1
 	return len(s.vertices) - 1
 }
 
-// addSplit records the split of vertex p into l and r.
-func (s *sparse) addSplit(p, l, r int) {
+// newSplit returns the split of a vertex into vertices l and r, the smaller id first.
+func (s *sparse) newSplit(l, r int) split {
 	if l > r {
 		l, r = r, l
 	}
-	v := s.vertices[p]
-	if v.seen[[2]int{l, r}] {
-		return
+	return split{l: int32(l), r: int32(r), score: s.store.LogPsi(int(s.vertices[l].cluster), int(s.vertices[r].cluster))}
+}
+
+// has reports whether splits holds the split into l and r, the smaller id first.
+func has(splits []split, l, r int) bool {
+	if l > r {
+		l, r = r, l
 	}
-	v.seen[[2]int{l, r}] = true
-	v.splits = append(v.splits, split{l: l, r: r, score: s.store.LogPsi(s.vertices[l].cluster, s.vertices[r].cluster)})
+	for _, sp := range splits {
+		if sp.l == int32(l) && sp.r == int32(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // addTree adds every cluster and split of a seed tree.
@@ -165,7 +188,11 @@ func (s *sparse) addTree(t *tree.Tree) int {
 		}
 		l, r := visit(nd.Children[0]), visit(nd.Children[1])
 		p := s.vertex(s.vertices[l].set.Union(s.vertices[r].set), -1)
-		s.addSplit(p, l, r)
+		// Seed trees share many splits; a vertex holds at most one split a seed tree, so the
+		// scan is short.
+		if v := s.vertices[p]; !has(v.splits, l, r) {
+			v.splits = append(v.splits, s.newSplit(l, r))
+		}
 		return p
 	}
 	return visit(t.Root)
@@ -187,14 +214,20 @@ func (s *sparse) expand(ctx context.Context) error {
 		}
 		v.done = true
 		items := v.set.Items()
+		s.added = s.added[:0]
 		var err error
-		if v.size <= s.opts.AllPairsMaxSize {
+		if int(v.size) <= s.opts.AllPairsMaxSize {
 			err = s.allSplits(ctx, i, items)
 		} else {
 			err = s.sampledSplits(ctx, i, items)
 		}
 		if err != nil {
 			return err
+		}
+		// Before its expansion a vertex holds its seeds' splits only; the expansion's own
+		// candidates are distinct (see tryAdd).
+		if len(s.added) > 0 {
+			v.splits = slices.Concat(v.splits, s.added)
 		}
 	}
 	return nil
@@ -225,7 +258,9 @@ func (s *sparse) allSplits(ctx context.Context, p int, items []int) error {
 	return nil
 }
 
-// tryAdd adds the split of p into l and r if both children exist or fit.
+// tryAdd adds the split of p into l and r to s.added if both children exist or fit and p's seeds
+// do not hold it. The candidates of one expansion are distinct (allSplits enumerates each split
+// once; sampledSplits drops repeated cuts), so only the seeds' splits need a look.
 func (s *sparse) tryAdd(p int, l, r itemset.Set) {
 	_, okL := s.bySet[l]
 	_, okR := s.bySet[r]
@@ -239,7 +274,10 @@ func (s *sparse) tryAdd(p int, l, r itemset.Set) {
 	if need > 0 && !s.room(need) {
 		return
 	}
-	s.addSplit(p, s.vertex(l, -1), s.vertex(r, -1))
+	li, ri := s.vertex(l, -1), s.vertex(r, -1)
+	if !has(s.vertices[p].splits, li, ri) {
+		s.added = append(s.added, s.newSplit(li, ri))
+	}
 }
 
 // sampledSplits draws SplitsTried random 2-cuts of p and keeps the SplitsKept best.
@@ -320,7 +358,7 @@ func (s *sparse) solve(ctx context.Context) error {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return s.vertices[a].size - s.vertices[b].size })
+	slices.SortStableFunc(order, func(a, b int) int { return int(s.vertices[a].size - s.vertices[b].size) })
 	work := 0
 	for _, i := range order {
 		if work >= 1<<16 {
@@ -340,7 +378,7 @@ func (s *sparse) solve(ctx context.Context) error {
 			l, r := s.vertices[sp.l], s.vertices[sp.r]
 			m := sp.score + l.mapV + r.mapV
 			if v.best < 0 || m > v.mapV {
-				v.mapV, v.best = m, k
+				v.mapV, v.best = m, int32(k)
 			}
 			v.logZ = logspace.AddExp(v.logZ, sp.score+l.logZ+r.logZ)
 		}
@@ -358,7 +396,7 @@ func (s *sparse) tree(root, n int) *tree.Tree {
 			return vx.set.Min()
 		}
 		sp := vx.splits[vx.best]
-		a, b := build(sp.l), build(sp.r)
+		a, b := build(int(sp.l)), build(int(sp.r))
 		merges = append(merges, [2]int{a, b})
 		return n + len(merges) - 1
 	}

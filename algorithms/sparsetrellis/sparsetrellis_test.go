@@ -63,6 +63,16 @@ func TestFullSetIsExact(t *testing.T) {
 			if r.Clusters != 1<<n-1 {
 				t.Errorf("N=%d: %d clusters, want all %d", n, r.Clusters, 1<<n-1)
 			}
+			// Every seed (greedy and the whole beam, which share most of their splits): each
+			// split is held once, (3^N+1)/2 − 2^N splits over the 2^N − 1 clusters, and log Z
+			// counts each tree once.
+			all := run(t, m, 1, Options{Seeds: g, AllPairsMaxSize: n, MaxClusters: 1 << 20})
+			if want := (int(math.Pow(3, float64(n)))+1)/2 - 1<<n; all.Splits != want {
+				t.Errorf("N=%d, %d seeds: %d splits, want %d", n, len(g), all.Splits, want)
+			}
+			if math.Abs(all.LogZ-tr.LogZ()) > 1e-9 {
+				t.Errorf("N=%d, %d seeds: log Z %v, exact %v", n, len(g), all.LogZ, tr.LogZ())
+			}
 		}
 	}
 }
