@@ -113,7 +113,7 @@ func inputError(name string, line int, err error) error {
 		return fmt.Errorf("%s:%d: line longer than %s, the limit for one line of a data file; is this a text file with line breaks (LF or CRLF)? A binary file, or one with old Mac (CR) line endings, reads as one huge line",
 			name, e.Line, linelimit.Size(e.Limit))
 	}
-	return fmt.Errorf("%s:%d: %v", name, line, err)
+	return fmt.Errorf("%s:%d: %w", name, line, err)
 }
 
 // lineReader yields the lines of a text file without their LF or CRLF ending, counting them from 1.

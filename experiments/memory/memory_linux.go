@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -8,16 +9,54 @@ import (
 	"syscall"
 )
 
-// availableMemory returns the bytes this process may use: the machine's RAM, or less when the
-// process's cgroup sets a lower limit (Slurm's --mem, Kubernetes memory limits, systemd's
-// MemoryMax). Going over a cgroup's limit gets the process killed, not swapped, so that limit
-// matters more than the RAM. It returns 0 when neither can be read.
-func availableMemory() int64 {
-	return minKnown(physicalMemory(), cgroupLimit())
+// readLimits reads the RAM, the cgroup's memory limit, and RLIMIT_AS with the address space
+// this process has mapped.
+func readLimits() Limits {
+	l := Limits{RAM: physicalMemory(), Cgroup: cgroupMemoryLimit("/")}
+	st, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return l
+	}
+	status := procStatus(string(st))
+	goMapped, _ := goRuntimeMapped()
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &rl); err == nil && rl.Cur != rlimInfinity && rl.Cur <= math.MaxInt64 {
+		l.AddressSpace, l.Reserved = addressSpaceLeft(int64(rl.Cur), status["VmSize"], goMapped)
+	}
+	return l
 }
 
-// processCgroupLimit is cgroupMemoryLimit of this process.
-func processCgroupLimit() int64 { return cgroupMemoryLimit("/") }
+// residentOutsideRuntime returns the resident memory that the Go runtime does not manage: the
+// process's resident memory less what the runtime has mapped and not returned, and at least the
+// binary's resident pages.
+func residentOutsideRuntime() int64 {
+	st, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	status := procStatus(string(st))
+	mapped, released := goRuntimeMapped()
+	return max(status["VmRSS"]-(mapped-released), status["RssFile"])
+}
+
+// rlimInfinity is RLIM_INFINITY, no limit.
+const rlimInfinity = ^uint64(0)
+
+// procStatus returns the byte counts of /proc/self/status ("VmSize:\t 1732820 kB"), by name.
+func procStatus(status string) map[string]int64 {
+	out := map[string]int64{}
+	for line := range strings.Lines(status) {
+		name, rest, ok := strings.Cut(line, ":")
+		f := strings.Fields(rest)
+		if !ok || len(f) != 2 || f[1] != "kB" {
+			continue
+		}
+		if v, err := strconv.ParseInt(f[0], 10, 64); err == nil && v >= 0 && v < math.MaxInt64>>10 {
+			out[name] = v << 10
+		}
+	}
+	return out
+}
 
 // physicalMemory returns the machine's RAM in bytes, or 0 if unknown.
 func physicalMemory() int64 {
@@ -174,15 +213,4 @@ func unescapeMount(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
-}
-
-// minKnown returns the smaller of a and b, where 0 means unknown.
-func minKnown(a, b int64) int64 {
-	switch {
-	case a <= 0:
-		return b
-	case b <= 0:
-		return a
-	}
-	return min(a, b)
 }

@@ -108,7 +108,7 @@ func TestCgroupMemoryLimit(t *testing.T) {
 		},
 		want: 8 << 30,
 	}, {
-		// v1's "no limit" is a number; the machine's RAM undercuts it in availableMemory.
+		// v1's "no limit" is a number; the machine's RAM undercuts it in Available.
 		name: "v1 no limit",
 		files: map[string]string{
 			"proc/self/cgroup":                             "4:cpuacct,memory:/x\n",
@@ -173,6 +173,27 @@ func TestBudget(t *testing.T) {
 	}
 	if a := Available(); a > 0 && Limit() != a {
 		t.Errorf("Limit %d, Available %d", Limit(), a)
+	}
+}
+
+func TestProcStatus(t *testing.T) {
+	got := procStatus("Name:\thcbench\nVmPeak:\t 1798356 kB\nVmSize:\t 1732820 kB\nVmRSS:\t   19908 kB\nThreads:\t7\nbad:\tx kB\n")
+	want := map[string]int64{"VmPeak": 1798356 << 10, "VmSize": 1732820 << 10, "VmRSS": 19908 << 10}
+	if len(got) != len(want) {
+		t.Errorf("procStatus = %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %d, want %d", k, got[k], v)
+		}
+	}
+	// This process: its own status has the fields readLimits reads.
+	st := Read()
+	if st.RAM <= 0 {
+		t.Errorf("no RAM read: %+v", st)
+	}
+	if residentOutsideRuntime() <= 0 {
+		t.Error("no resident memory outside the runtime")
 	}
 }
 

@@ -2,8 +2,8 @@
 
 package memory
 
-// availableMemory returns 0 (unknown) where the platform gives no simple answer.
-func availableMemory() int64 { return 0 }
+// readLimits returns no limits (unknown) where the platform gives no simple answer.
+func readLimits() Limits { return Limits{} }
 
-// processCgroupLimit returns 0 (none) where cgroups do not exist.
-func processCgroupLimit() int64 { return 0 }
+// residentOutsideRuntime returns 0 (unknown) where the platform gives no simple answer.
+func residentOutsideRuntime() int64 { return 0 }

@@ -15,6 +15,7 @@ import (
 	"github.com/hcbench/hcbench/experiments/item"
 	"github.com/hcbench/hcbench/experiments/memory"
 	"github.com/hcbench/hcbench/experiments/seeds"
+	"github.com/hcbench/hcbench/internal/linelimit"
 )
 
 // What the sources of labelled feature vectors share: the keys of a table of vectors (pam50 and
@@ -30,6 +31,16 @@ const CSVBytesPerByte = 72
 // file is refused before it is read (by the plan's estimate); a stream, or compressed data, that
 // go on past it stop there with an error.
 func MaxText(bytesPerByte int64) int64 { return memory.Budget() / bytesPerByte }
+
+// explainMaxText adds to a reader's refusal of text past MaxText what the process may use, and
+// what bounds it (the RAM, a cgroup's limit, or an address-space limit).
+func explainMaxText(err error) error {
+	var e *linelimit.TooMuchError
+	if errors.As(err, &e) {
+		return fmt.Errorf("%w; this process may use %s", err, memory.Describe())
+	}
+	return err
+}
 
 // VectorData are the keys of data sets of labelled feature vectors (pam50, CSV files): how missing
 // values enter, which rows are used and how items are drawn from them, and the split model that
@@ -111,7 +122,7 @@ func openVectors(env SourceEnv, format string, o labelled.CSVOptions, vd VectorD
 	var data *labelled.Data
 	err := env.Read(func(r io.Reader, name string) (err error) {
 		data, err = labelled.ReadLimit(r, name, format, o, MaxText(CSVBytesPerByte))
-		return err
+		return explainMaxText(err)
 	})
 	if err != nil {
 		return nil, err

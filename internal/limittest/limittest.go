@@ -9,20 +9,26 @@ import (
 
 // Stream yields Len copies of the byte Byte, then EOF, and counts in Served what it gave: a file
 // without line breaks (for Byte other than '\n'), so that a test reads hundreds of MiB without
-// holding them.
+// holding them. With Text set it yields Text over and over instead (rows of a table, each of
+// which a reader keeps).
 type Stream struct {
 	Byte        byte
+	Text        string
 	Len, Served int64
 }
 
-// Read fills p with Byte, up to what is left of Len.
+// Read fills p with Byte, or the continuation of Text, up to what is left of Len.
 func (s *Stream) Read(p []byte) (int, error) {
 	if s.Served >= s.Len {
 		return 0, io.EOF
 	}
 	m := int(min(int64(len(p)), s.Len-s.Served))
 	for i := range m {
-		p[i] = s.Byte
+		if s.Text != "" {
+			p[i] = s.Text[(s.Served+int64(i))%int64(len(s.Text))]
+		} else {
+			p[i] = s.Byte
+		}
 	}
 	s.Served += int64(m)
 	return m, nil
