@@ -106,23 +106,20 @@ func dendrograms(in Input, dir string) ([]string, error) {
 		}
 		title := fmt.Sprintf("data set %s, item %s (%s)", ds, id, english.Count(n, "leaf", "leaves"))
 		legend := legendPlot(classes)
-		const titleH, legendW = 0.4 * vg.Inch, 1.6 * vg.Inch
-		// Room for the panel titles (two lines) and the x axis, and a row per leaf.
-		treesH := max(5*vg.Inch, 1.4*vg.Inch+vg.Length(min(n, maxNamedLeaves))*leafSpacing)
-		w, h := vg.Length(len(panels))*3.2*vg.Inch+legendW, treesH+titleH
+		w, h := dendrogramSize(len(panels), n)
 		fs, err := saveFigure(w, h, filepath.Join(dir, "dendrograms-"+FileName(ds)), func(dc draw.Canvas) {
 			ts := plot.New().Title.TextStyle
 			ts.Font.Size = vg.Points(14)
 			ts.YAlign = draw.YCenter
-			dc.FillText(ts, vg.Point{X: dc.Center().X, Y: dc.Max.Y - titleH/2}, title)
+			dc.FillText(ts, vg.Point{X: dc.Center().X, Y: dc.Max.Y - dendrogramTitleH/2}, title)
 			// The trees share the width left of a narrow legend column, below the title.
-			trees := draw.Crop(dc, 0, -legendW, 0, -titleH)
+			trees := draw.Crop(dc, 0, -dendrogramLegendW, 0, -dendrogramTitleH)
 			tiles := draw.Tiles{Rows: 1, Cols: len(panels), PadX: vg.Millimeter * 4, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
 			canvases := plot.Align([][]*plot.Plot{panels}, tiles, trees)
 			for j, p := range panels {
 				p.Draw(canvases[0][j])
 			}
-			legend.Draw(draw.Crop(dc, w-legendW, 0, 0, -titleH))
+			legend.Draw(draw.Crop(dc, w-dendrogramLegendW, 0, 0, -dendrogramTitleH))
 		})
 		files = append(files, fs...)
 		if err != nil {
@@ -130,6 +127,17 @@ func dendrograms(in Input, dir string) ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// The dendrograms figure's title row and legend column.
+const dendrogramTitleH, dendrogramLegendW = 0.4 * vg.Inch, 1.6 * vg.Inch
+
+// dendrogramSize is the size of a dendrograms figure of panels trees of n leaves: a column per
+// tree beside the legend, under the title; room for the panel titles (two lines) and the x axis,
+// and a row per leaf, up to maxNamedLeaves.
+func dendrogramSize(panels, n int) (w, h vg.Length) {
+	treesH := max(5*vg.Inch, 1.4*vg.Inch+vg.Length(min(n, maxNamedLeaves))*leafSpacing)
+	return vg.Length(panels)*3.2*vg.Inch + dendrogramLegendW, treesH + dendrogramTitleH
 }
 
 // panelOrder lists the algorithms of an item's records that have a tree to draw (not truth): the

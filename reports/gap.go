@@ -336,6 +336,9 @@ func reachesMAP(algs []string, items map[string]map[string]results.Record) (tabl
 	return t, any
 }
 
+// The size of a histogram of likelihood_gap.
+const gapPlotW, gapPlotH = 5 * vg.Inch, 3.5 * vg.Inch
+
 // gapHistogram plots the distribution of one pair's differences.
 func gapHistogram(dir, ds string, g gapPair) ([]string, error) {
 	if len(g.diffs) == 0 {
@@ -346,5 +349,5 @@ func gapHistogram(dir, ds string, g gapPair) ([]string, error) {
 	p.X.Label.Text = "log-likelihood difference (nats)"
 	p.Y.Label.Text = "items"
 	addHistogram(p, g.diffs)
-	return savePlot(p, 5*vg.Inch, 3.5*vg.Inch, filepath.Join(dir, fmt.Sprintf("gap-%s-%s-%s", FileName(ds), g.row, g.col)))
+	return savePlot(p, gapPlotW, gapPlotH, filepath.Join(dir, fmt.Sprintf("gap-%s-%s-%s", FileName(ds), g.row, g.col)))
 }

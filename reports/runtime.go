@@ -162,6 +162,9 @@ func runtime(in Input, dir string) ([]string, error) {
 	return append(files, plots...), err
 }
 
+// The size of a panel of runtime.png.
+const runtimePanelW, runtimePanelH = 4.5 * vg.Inch, 3.5 * vg.Inch
+
 // runtimePlot draws runtime.png and .svg: a panel per group of the medians against N (log
 // scale), an algorithm a line with its own colour and marker (seriesColour, seriesShape, by its
 // place among the algorithms of any panel, so the same in every panel), one legend beside the
@@ -232,7 +235,7 @@ func runtimePlot(in Input, groups []sizeGroup, stats map[[2]string][]runtimeStat
 		p.X.Tick.Marker = wholeTicks{}
 		panels = append(panels, p)
 	}
-	return savePanels(figureTitle("Runtime", in.Experiment, panels), panels, &legend, notes, 4.5*vg.Inch, 3.5*vg.Inch, filepath.Join(dir, "runtime"))
+	return savePanels(figureTitle("Runtime", in.Experiment, panels), panels, &legend, notes, runtimePanelW, runtimePanelH, filepath.Join(dir, "runtime"))
 }
 
 // wholeTicks marks an axis of whole numbers (N, counts) at whole numbers only, labelled without

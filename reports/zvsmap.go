@@ -27,6 +27,10 @@ func init() {
 	})
 }
 
+// zPanelSize is the width of a panel of z_vs_map.png and z_minus_map.png, and the height of the
+// first (the second is shorter).
+const zPanelSize = 4.5 * vg.Inch
+
 // zVsMAP plots log Z against the MAP log-likelihood of every exact trellis record (ML4PS 2020
 // Fig. 3), one colour per number of leaves N, with the line y = x, a panel per data set, as
 // z_vs_map.png and .svg; and the distribution of log Z − MAP, a panel per data set, as
@@ -100,12 +104,12 @@ func zVsMAP(in Input, dir string) ([]string, error) {
 	if len(scatters) == 0 {
 		return files, nil
 	}
-	plots, err := savePanels(figureTitle("log Z against the MAP", in.Experiment, scatters), scatters, nil, nil, 4.5*vg.Inch, 4.5*vg.Inch, filepath.Join(dir, "z_vs_map"))
+	plots, err := savePanels(figureTitle("log Z against the MAP", in.Experiment, scatters), scatters, nil, nil, zPanelSize, zPanelSize, filepath.Join(dir, "z_vs_map"))
 	files = append(files, plots...)
 	if err != nil {
 		return files, err
 	}
-	plots, err = savePanels(figureTitle("log Z − MAP", in.Experiment, hists), hists, nil, nil, 4.5*vg.Inch, 3.2*vg.Inch, filepath.Join(dir, "z_minus_map"))
+	plots, err = savePanels(figureTitle("log Z − MAP", in.Experiment, hists), hists, nil, nil, zPanelSize, 3.2*vg.Inch, filepath.Join(dir, "z_minus_map"))
 	return append(files, plots...), err
 }
 

@@ -321,7 +321,7 @@ func load(ctx context.Context, path, dataDir string, o config.Options, check boo
 	if p, err = plan.NewShard(ctx, cfg, n); err != nil {
 		return fail(err)
 	}
-	if err := p.CheckMemory(p.Config.WorkersFor(0), nil); check && err != nil {
+	if _, err := p.CheckMemory(p.Config.WorkersFor(0), nil); check && err != nil {
 		return fail(fmt.Errorf("%s: %w", path, err))
 	}
 	if err := ctx.Err(); err != nil {

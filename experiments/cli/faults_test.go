@@ -16,6 +16,7 @@ import (
 	"github.com/hcbench/hcbench/experiments/memory"
 	"github.com/hcbench/hcbench/experiments/registry"
 	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/internal/limittest"
 )
 
 // jetsConfig reads jets.jsonl beside it.
@@ -284,11 +285,10 @@ func TestMemoryRefusedUpFront(t *testing.T) {
 						t.Errorf("%s: output does not contain %q:\n%s", cmdName, w, &out)
 					}
 				}
-				// Peak resident memory, in KiB on Linux (and bytes on macOS, which is larger).
-				if peak, ok := peakKiB(cmd.ProcessState); ok && peak > 200<<10 {
-					t.Errorf("%s: peak memory %d KiB: it allocated before refusing", cmdName, peak)
+				if peak, ok := limittest.PeakRSS(cmd.ProcessState); ok && peak > 200<<20 {
+					t.Errorf("%s: peak memory %s: it allocated before refusing", cmdName, memory.Format(peak))
 				} else if ok {
-					t.Logf("%s: refused with peak memory %d KiB", cmdName, peak)
+					t.Logf("%s: refused with peak memory %s", cmdName, memory.Format(peak))
 				}
 			}
 		})

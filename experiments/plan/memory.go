@@ -3,6 +3,7 @@ package plan
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -14,27 +15,50 @@ import (
 	"github.com/hcbench/hcbench/experiments/registry"
 	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/internal/english"
+	"github.com/hcbench/hcbench/reports"
 )
 
-// The memory estimates: what a plan, its items, its records and its tasks hold, in bytes, so
-// that a config that would exhaust the memory is refused, with the estimate, before anything
-// large is allocated. The constants were measured on linux/amd64 with Go 1.26 (peak resident
-// memory of `hcbench run` over sizes, /usr/bin/time -v) and rounded up; they bound the common
-// case, not every corner: an estimate says whether a run can fit, not what it will take to the
-// byte.
+// The memory estimates: what a run holds, in bytes, so that a config that would exhaust the
+// memory is refused, with the estimate, before anything large is allocated, and so that `plan`
+// can say what to ask a batch system for. An estimate is the process's own resident memory
+// (processBytes) and what is live on the Go heap at the run's peak, times the room the garbage
+// collector lets the heap grow into (memory.HeapGrowth, 2 at the default GOGC=100) and the heap's
+// own overhead (heapOverhead): a bound on the peak resident memory, not on what is live. The
+// live sizes were measured on linux/amd64 with Go 1.26 (the live heap at each collection with
+// GOGC=5, and the peak resident memory of `hcbench run`), as means: the growth factor, not a
+// rounding up of each part, is the estimate's margin. TestPeakWithinEstimate checks each
+// algorithm at three sizes against the peak of a run, and TestShippedConfigsPeak (run by
+// .ci/memory) every shipped config.
 const (
-	// planTaskBytes and planItemBytes: a task of the plan (its key and Task) and an item id (80,000
-	// one-task jets: 24 → 47 MB for validate).
-	planTaskBytes = 400
+	// planTaskBytes and planItemBytes: a task of the plan (its key and Task) and an item id
+	// (200 to 360 bytes a task measured, 760 with long labels).
+	planTaskBytes = 300
 	planItemBytes = 100
-	// A generated or read jet held in memory (its leaves, truth tree, content and model), and a
-	// record (its maps, Newick and fields): 10 KB a jet at N ≈ 7 and 25 KB at N ≈ 35 with one
-	// record each.
-	jetItemBytes, jetLeafBytes       = 3 << 10, 500
-	recordBytes, recordLeafBytes     = 3 << 10, 60
+	// A generated or read jet held in memory (its leaves, truth tree, content and model): 3.4 KB
+	// at 7.5 leaves, 25 KB at 81.
+	jetItemBytes, jetLeafBytes       = 1500, 300
 	vectorItemBytes, vectorLeafBytes = 2 << 10, 64 // plus 8 a feature, 8·N² with the weights
-	// processBytes is the Go runtime and the binary.
-	processBytes = 32 << 20
+	// A record (its maps, Newick and fields), as read back from results.jsonl: 2.5 KB at 7.5
+	// leaves of a jet; a vector item's leaves have labels, and names where the file has them
+	// (14 KB at 130 digits leaves, with BHC's merges; 5.2 KB at 12 named pam50 leaves).
+	recordBytes, jetRecordLeafBytes, vectorRecordLeafBytes = 2100, 60, 120
+	// reportRecordBytes is what the reports build per record beside it (the summary's and the
+	// gaps' tables, bench.txt): 37 MB live over 25 000 records.
+	reportRecordBytes = 1500
+	// dataTextBytes is what a data file's parsed contents take per byte of its text: 8-byte
+	// numbers of two or three characters each, and each row's slice and label. (A file of very
+	// short rows takes up to registry.CSVBytesPerByte, which the check of a file before it is
+	// read assumes.)
+	dataTextBytes = 8
+	// processBytes is the process beside its heap: the binary's resident pages (15 MiB), the
+	// runtime and goroutine stacks; programBytes is what the program itself keeps live on the
+	// heap whatever the config (its tables, the config, the run's state). A run of small tasks
+	// peaks at 22 to 30 MiB, as it makes more or less garbage.
+	processBytes, programBytes = 18 << 20, 6 << 20
+	// heapOverhead is the heap's own overhead beyond what is live and the collector's room: size
+	// classes, partly used spans, free pages not yet returned (average linkage of 5000 points on
+	// two items, 100 MB live, peaked at 2.01 times that above the process's own).
+	heapOverhead = 1.1
 )
 
 // itemBytes estimates one materialised item of a data set with n leaves.
@@ -50,14 +74,34 @@ func itemBytes(s item.Size, n int) int64 {
 	return b
 }
 
-// typicalLeaves is the leaf count the estimates of a data set use: its bound where it has one,
-// else a count Ginkgo jets seldom exceed at the cuts configs use (ginkgo's leaf counts have a
-// long tail, but the mean is 19 at t_cut = 1.21).
+// recordSize estimates one record of an item of n leaves.
+func recordSize(s item.Size, n int) int64 {
+	leaf := int64(vectorRecordLeafBytes)
+	if s.Jets {
+		leaf = jetRecordLeafBytes
+	}
+	return memory.Add(recordBytes, memory.Mul(leaf, int64(n)))
+}
+
+// typicalLeaves is the leaf count of a data set's largest items, which the working memory of
+// its tasks is estimated at: its bound where it has one, else a count Ginkgo jets seldom exceed
+// at the cuts configs use (ginkgo's leaf counts have a long tail, but the mean is 19 at t_cut =
+// 1.21).
 func typicalLeaves(s item.Size) int {
 	if s.MaxLeaves > 0 {
 		return s.MaxLeaves
 	}
 	return max(s.MinLeaves, 40)
+}
+
+// meanLeaves is the leaf count that the items and records of a data set are estimated at, as
+// many are held: midway between its bounds (Ginkgo jets between bounds lean to the smaller), else
+// typicalLeaves.
+func meanLeaves(s item.Size) int {
+	if s.MaxLeaves > 0 {
+		return s.MinLeaves + (s.MaxLeaves-s.MinLeaves+1)/2
+	}
+	return typicalLeaves(s)
 }
 
 // taskBytes estimates the working memory of algorithm a on an item of n leaves of a data set of
@@ -86,8 +130,39 @@ func budgeted(a config.Algorithm) bool {
 
 // Estimate is a memory estimate and what makes it up, largest part first.
 type Estimate struct {
+	// Bytes bounds the peak resident memory: the process, what is live on its heap and the room
+	// the garbage collector lets the heap grow into. A batch system's memory limit (Slurm's
+	// --mem) of Bytes holds the run.
 	Bytes int64
+	// Live is what must fit in memory: the process and the live heap. A run whose Live fits but
+	// whose Bytes does not still completes: where a cgroup's limit or RLIMIT_AS binds, hcbench sets
+	// the Go runtime's soft memory limit to it (memory.LimitRuntime), and the collector runs more
+	// often instead of letting the heap grow past the limit.
+	Live  int64
 	Parts []Part
+}
+
+// resident returns the estimate of the peak resident memory of a process whose live heap is
+// heap: the process, heap's parts, and the garbage collector's room (see Estimate).
+func resident(heap Estimate) Estimate {
+	heap.add("the program's own data", programBytes)
+	e := Estimate{}
+	e.add("the process (binary, runtime, stacks)", processBytes)
+	for _, p := range heap.Parts {
+		e.add(p.What, p.Bytes)
+	}
+	growth := memory.HeapGrowth()
+	e.add(fmt.Sprintf("the garbage collector's room (the heap grows to %.3g× what is live before a collection)", growth), scale(heap.Bytes, growth*heapOverhead-1))
+	e.Live = memory.Add(processBytes, scale(heap.Bytes, heapOverhead))
+	return e
+}
+
+// scale returns b·f for f ≥ 0, saturating as memory.Add does.
+func scale(b int64, f float64) int64 {
+	if x := float64(b) * f; x < math.MaxInt64 {
+		return int64(x)
+	}
+	return math.MaxInt64
 }
 
 // Part is one part of an Estimate: "items of data set q (20000 jets)".
@@ -123,12 +198,15 @@ func (e Estimate) String() string {
 	return strings.Join(s, "; ")
 }
 
-// tooLarge is the error of an estimate over the limit: the estimate, its parts, the limit and
-// what to change.
+// tooLarge is the error of an estimate whose live part is over the limit: the estimate, its
+// parts, the limit and what to change.
 func tooLarge(what string, e Estimate, change string) error {
-	return fmt.Errorf("%s would take about %s (%s), more than the %s this process may use; %s",
-		what, memory.Format(e.Bytes), e, memory.Describe(), change)
+	return fmt.Errorf("%s would take about %s (%s), %s of it live, more than the %s this process may use; %s",
+		what, memory.Format(e.Bytes), e, memory.Format(e.Live), memory.Describe(), change)
 }
+
+// fits reports whether what the estimate says must be live fits in what the process may use.
+func (e Estimate) fits() bool { return e.Live <= memory.Limit() }
 
 // preEstimate bounds the memory that opening cfg's data sets and listing its tasks takes, from
 // the config alone (generated data sets' counts, data files' sizes), so that an impossible count
@@ -150,12 +228,12 @@ func preEstimate(cfg *config.Config, shards int) (Estimate, []error) {
 			items := int64(s.Items)
 			e.add(fmt.Sprintf("the plan of data set %s (%d items × %d %s)", ds.Name, items, algs, results.Plural(int(algs), "algorithm", "algorithms")),
 				memory.Mul(items, memory.Add(planItemBytes, memory.Mul(algs, planTaskBytes))))
-			n, runs := typicalLeaves(s), int64(runsOn(cfg, ds, s.Jets))
+			n, runs := meanLeaves(s), int64(runsOn(cfg, ds, s.Jets))
 			// An item that alone exceeds the limit is left to feasibility, which names the
 			// algorithms that cannot run on it, at their lines, and what to change.
-			if k := perShard(items); runs > 0 && itemBytes(s, n) <= memory.Limit() {
+			if k := perShard(items); runs > 0 && itemBytes(s, typicalLeaves(s)) <= memory.Limit() {
 				e.add(fmt.Sprintf("the %d %s of data set %s", k, results.Plural(int(k), "item", "items"), ds.Name), memory.Mul(k, itemBytes(s, n)))
-				e.add(fmt.Sprintf("the records of data set %s", ds.Name), memory.Mul(perShard(memory.Mul(items, runs)), recordBytes+recordLeafBytes*int64(n)))
+				e.add(fmt.Sprintf("the records of data set %s", ds.Name), memory.Mul(perShard(memory.Mul(items, runs)), recordSize(s, n)))
 			}
 			continue
 		}
@@ -229,12 +307,19 @@ func runsOn(cfg *config.Config, ds config.Dataset, truth bool) int {
 }
 
 // Memory estimates what running the tasks of shard (nil: all) with workers at once takes: the
-// plan, the items the tasks need (a run holds them all), the records, and the working memory of
-// the largest tasks that can run at once (the trellis's tables within their shared budget).
+// plan, the data files' contents, the items the tasks need (a run holds them all), the records,
+// and the larger of the working memory of the largest tasks that can run at once (the trellis's
+// tables within their shared budget) and what the reports build once the tasks are done; then
+// the process and the garbage collector's room (see Estimate).
 func (p *Plan) Memory(workers int, inShard func(k int) bool) Estimate {
-	var e Estimate
-	e.add("the Go runtime", processBytes)
-	e.add("the plan", memory.Mul(int64(len(p.Tasks)), planTaskBytes))
+	var heap Estimate
+	heap.add("the plan", memory.Mul(int64(len(p.Tasks)), planTaskBytes))
+	for _, d := range p.Datasets {
+		if f := d.File(); f != nil {
+			size := textSize(p.Config.Resolve(config.SourcePath(d.Config.Source)), f.Bytes)
+			heap.add(fmt.Sprintf("the contents of data file %s", f.File), memory.Mul(size, dataTextBytes))
+		}
+	}
 	needs := map[*inputs.Dataset]map[int]bool{}
 	var records, work []int64
 	var trellisMax int64
@@ -247,9 +332,8 @@ func (p *Plan) Memory(workers int, inShard func(k int) bool) Estimate {
 		}
 		needs[t.Dataset][t.Item] = true
 		s := t.Dataset.Size()
-		n := typicalLeaves(s)
-		records = append(records, recordBytes+recordLeafBytes*int64(n)+recordExtraBytes(t.Algorithm))
-		b := taskBytes(t.Algorithm, s, n)
+		records = append(records, memory.Add(recordSize(s, meanLeaves(s)), recordExtraBytes(t.Algorithm)))
+		b := taskBytes(t.Algorithm, s, typicalLeaves(s))
 		if budgeted(t.Algorithm) {
 			trellisMax = max(trellisMax, b)
 			continue
@@ -259,37 +343,63 @@ func (p *Plan) Memory(workers int, inShard func(k int) bool) Estimate {
 	for _, d := range p.Datasets {
 		if k := len(needs[d]); k > 0 {
 			s := d.Size()
-			e.add(fmt.Sprintf("the %s of data set %s", english.Count(k, "item", "items"), d.Name), memory.Mul(int64(k), itemBytes(s, typicalLeaves(s))))
+			heap.add(fmt.Sprintf("the %s of data set %s", english.Count(k, "item", "items"), d.Name), memory.Mul(int64(k), itemBytes(s, meanLeaves(s))))
 		}
 	}
 	var rec int64
 	for _, r := range records {
 		rec = memory.Add(rec, r)
 	}
-	e.add(english.Count(len(records), "record", "records"), rec)
-	// The largest working memories, one per worker.
+	heap.add(english.Count(len(records), "record", "records"), rec)
+	// The largest working memories, one per worker, and the trellis tables beside them.
 	slices.Sort(work)
 	var w int64
 	for i := len(work) - 1; i >= 0 && i >= len(work)-workers; i-- {
 		w = memory.Add(w, work[i])
 	}
-	on := fmt.Sprintf("%d workers", workers)
-	if workers == 1 {
-		on = "1 worker"
+	trellis := min(trellisMax, memory.Budget())
+	rep := memory.Add(memory.Mul(int64(len(records)), reportRecordBytes), reports.FigureBytes(p.Config.Reports, p.layouts()))
+	if memory.Add(w, trellis) >= rep {
+		on := fmt.Sprintf("%d workers", workers)
+		if workers == 1 {
+			on = "1 worker"
+		}
+		heap.add("the working memory of the largest tasks on "+on, w)
+		heap.add("the trellis tables (within their shared budget)", trellis)
+	} else {
+		heap.add("the reports, once the tasks are done (their tables and largest figure)", rep)
 	}
-	e.add("the working memory of the largest tasks on "+on, w)
-	e.add("the trellis tables (within their shared budget)", min(trellisMax, memory.Budget()))
-	return e
+	return resident(heap)
 }
 
-// CheckMemory refuses a run of the tasks of shard on workers whose estimate exceeds what the
-// process may use.
-func (p *Plan) CheckMemory(workers int, inShard func(k int) bool) error {
-	e := p.Memory(workers, inShard)
-	if e.Bytes <= memory.Limit() {
-		return nil
+// layouts describes the plan's data sets for the reports' estimate (reports.FigureBytes).
+func (p *Plan) layouts() []reports.Layout {
+	var out []reports.Layout
+	for _, d := range p.Datasets {
+		s := d.Size()
+		l := reports.Layout{Leaves: typicalLeaves(s), Labelled: !s.Jets}
+		for _, a := range p.Config.Algorithms {
+			if len(a.Datasets) > 0 && !slices.Contains(a.Datasets, d.Name) || a.Name == registry.Truth {
+				continue
+			}
+			l.Trees++
+			if tp, ok := a.Params.(*registry.TrellisParams); ok && tp.Mode == "full" {
+				l.LogZ = true
+			}
+		}
+		out = append(out, l)
 	}
-	return tooLarge("the run", e, "run fewer or smaller items (jets, points, items, subsamples), fewer workers (-workers), or one shard at a time (-shard I/N)")
+	return out
+}
+
+// CheckMemory returns the estimate of a run of the tasks of shard on workers, and refuses the run
+// when what the estimate says must be live exceeds what the process may use.
+func (p *Plan) CheckMemory(workers int, inShard func(k int) bool) (Estimate, error) {
+	e := p.Memory(workers, inShard)
+	if e.fits() {
+		return e, nil
+	}
+	return e, tooLarge("the run", e, "run fewer or smaller items (jets, points, items, subsamples), fewer workers (-workers), or one shard at a time (-shard I/N)")
 }
 
 // feasibility checks every algorithm against the leaf counts of the data sets it runs on: an
@@ -355,7 +465,9 @@ func cannotRun(a config.Algorithm, s item.Size, n int) string {
 			return why
 		}
 	}
-	if need := memory.Add(taskBytes(a, s, n), itemBytes(s, n)); need > memory.Limit() {
+	var heap Estimate
+	heap.add("", memory.Add(taskBytes(a, s, n), itemBytes(s, n)))
+	if need := resident(heap).Live; need > memory.Limit() {
 		hint := alg.MemoryHint
 		if hint == "" {
 			hint = "use smaller items (points, rows, subsamples) or an algorithm that needs less"

@@ -13,7 +13,6 @@ import (
 
 	"github.com/hcbench/hcbench/experiments/config"
 	"github.com/hcbench/hcbench/experiments/inputs"
-	"github.com/hcbench/hcbench/experiments/memory"
 	"github.com/hcbench/hcbench/experiments/registry"
 	"github.com/hcbench/hcbench/experiments/results"
 )
@@ -66,12 +65,12 @@ func NewShard(ctx context.Context, cfg *config.Config, shards int) (*Plan, error
 	if len(problems) > 0 {
 		return nil, errors.Join(problems...)
 	}
-	if e.Bytes > memory.Limit() {
+	if r := resident(e); !r.fits() {
 		change := "lower the data sets' counts (jets, items, subsamples), or split the config"
 		if shards > 1 {
 			change += " or the run into more shards"
 		}
-		return nil, fmt.Errorf("%s: %w", cfg.Path, tooLarge("the run", e, change))
+		return nil, fmt.Errorf("%s: %w", cfg.Path, tooLarge("the run", r, change))
 	}
 	var errs []error
 	for _, ds := range cfg.Datasets {

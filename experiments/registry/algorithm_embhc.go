@@ -18,16 +18,16 @@ func init() {
 		NewParams: func() Params { return &EMBHCParams{} },
 		Start:     Simple(solveEMBHC),
 		// BHC on m clusters and RBHC on each; greedy BHC on a cluster (resolve_m 0) costs its n_c².
-		Memory: func(p Params, _ item.Size, n int) int64 {
+		Memory: func(p Params, s item.Size, n int) int64 {
 			e := p.(*EMBHCParams)
 			if e.M < 2 || e.M >= n || e.ResolveM == 0 {
-				return pairMemory(n)
+				return pairMemory(e.ClusterModel, s.Dims, n)
 			}
 			greedy := n // the largest set that gets greedy BHC; both factors below n cannot overflow
 			if e.ResolveM < n && e.ResolveBase < n {
 				greedy = min(e.ResolveM*e.ResolveBase, n)
 			}
-			return memory.Add(pairMemory(max(min(e.M, n), greedy)), memory.Mul(512, int64(n)))
+			return memory.Add(pairMemory(e.ClusterModel, s.Dims, max(min(e.M, n), greedy)), memory.Mul(embhcPointBytes, int64(n)))
 		},
 		// EM over m clusters, then RBHC within each: 3e-6 s·n·log₂ n; BHC's 2.3e-7 s·n² where it
 		// is BHC, or resolves its clusters by greedy BHC (resolve_m 0).

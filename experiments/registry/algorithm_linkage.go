@@ -21,7 +21,7 @@ func init() {
 		NewParams: func() Params { return &LinkageParams{} },
 		Start:     Simple(solveLinkage),
 		// One condensed distance array, n(n−1)/2 float64; none for single linkage of vectors.
-		Memory: func(p Params, _ item.Size, n int) int64 { return p.(*LinkageParams).memory(n) },
+		Memory: func(p Params, s item.Size, n int) int64 { return p.(*LinkageParams).memory(s.Dims, n) },
 		CannotRun: func(p Params, s item.Size, _ int, _ Run) string {
 			if p.(*LinkageParams).Method == "ward" && (s.Jets || s.Dims == 0) {
 				return "ward linkage needs feature vectors (it is defined on Euclidean distances), which this data set does not have"
@@ -48,13 +48,16 @@ func (p *LinkageParams) Check(c Checker) {
 	}
 }
 
-// memory is the working memory for n leaves: the condensed distances (n(n−1)/2 float64), or for
-// single linkage of vectors, which computes distances as it needs them, O(n).
-func (p *LinkageParams) memory(n int) int64 {
+// memory is the working memory for n leaves of dims features: the condensed distances
+// (n(n−1)/2 float64), or for single linkage of vectors, which computes distances as it needs
+// them, a copy of the points; and the merges, the dendrogram and the tree, about 128 bytes a
+// leaf. Measured on linux/amd64: 100.2 MB live at n = 5000 (average linkage).
+func (p *LinkageParams) memory(dims, n int) int64 {
+	nn := int64(n)
 	if p.Method == "single" && p.Distance == "euclidean" {
-		return 0
+		return memory.Mul(nn, memory.Add(128, memory.Mul(8, int64(dims))))
 	}
-	return memory.Mul(4, memory.Mul(int64(n), int64(n-1)))
+	return memory.Add(memory.Mul(4, memory.Mul(nn, nn-1)), memory.Mul(128, nn))
 }
 
 func solveLinkage(ctx context.Context, p *LinkageParams, t Task, _ Run) (Solution, error) {

@@ -45,12 +45,13 @@ func TestLinkageWard(t *testing.T) {
 	if why := alg.CannotRun(ward, item.Size{Items: 1, MinLeaves: 50, MaxLeaves: 50, Dims: 2}, 50, Run{}); why != "" {
 		t.Errorf("ward on vectors: %q", why)
 	}
-	// Memory: the condensed array, none for single linkage of vectors.
-	if got := alg.Memory(ward, item.Size{}, 1000); got != 8*1000*999/2 {
+	// Memory: the condensed array and 128 bytes a leaf; single linkage of vectors keeps no
+	// distances, only a copy of the points.
+	if got := alg.Memory(ward, item.Size{Dims: 3}, 1000); got != 8*1000*999/2+128*1000 {
 		t.Errorf("ward memory at n = 1000: %d", got)
 	}
-	if got := alg.Memory(&LinkageParams{Method: "single", Distance: "euclidean"}, item.Size{}, 1000); got != 0 {
-		t.Errorf("single linkage of vectors: memory %d, want 0", got)
+	if got := alg.Memory(&LinkageParams{Method: "single", Distance: "euclidean"}, item.Size{Dims: 3}, 1000); got != (128+8*3)*1000 {
+		t.Errorf("single linkage of vectors: memory %d, want %d", got, (128+8*3)*1000)
 	}
 
 	rng := rand.New(rand.NewPCG(1, 2))

@@ -18,12 +18,12 @@ func init() {
 		NewParams: func() Params { return &RBHCParams{} },
 		Start:     Simple(solveRBHC),
 		// BHC on sets of at most base·m points, then a pass over all n; with base·m ≥ n it is BHC.
-		Memory: func(p Params, _ item.Size, n int) int64 {
+		Memory: func(p Params, s item.Size, n int) int64 {
 			r := p.(*RBHCParams)
 			if r.isBHC(n) {
-				return pairMemory(n)
+				return pairMemory(r.ClusterModel, s.Dims, n)
 			}
-			return memory.Add(pairMemory(r.Base*r.M), memory.Mul(512, int64(n)))
+			return memory.Add(pairMemory(r.ClusterModel, s.Dims, r.Base*r.M), memory.Add(rbhcBytes, memory.Mul(rbhcPointBytes, int64(n))))
 		},
 		// BHC on subsamples of m, each point filtered down about log₂ n levels: 1.5e-6 s·n·log₂ n
 		// (BenchmarkRandomized*/base=4, 100k to 1M points, 4-D); where it is BHC, BHC's 2.3e-7 s·n²,

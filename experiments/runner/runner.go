@@ -133,9 +133,12 @@ func open(ctx context.Context, p *plan.Plan, opts Options) (*session, error) {
 	}
 	s := &session{p: p, opts: opts, workers: p.Config.WorkersFor(opts.Workers)}
 	selected, _ := p.Selected(opts.Only, func(k int) bool { return rundir.InShard(k, opts.Shard) })
-	if err := p.CheckMemory(s.workers, selected); err != nil {
+	e, err := p.CheckMemory(s.workers, selected)
+	if err != nil {
 		return nil, err
 	}
+	// The garbage collector keeps the heap within the estimate that plan prints.
+	memory.SetEstimate(e.Bytes)
 	if err := rundir.Prepare(opts.Dir); err != nil {
 		return nil, err
 	}

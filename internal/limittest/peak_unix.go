@@ -1,0 +1,22 @@
+//go:build unix
+
+package limittest
+
+import (
+	"os"
+	"runtime"
+	"syscall"
+)
+
+// PeakRSS returns the peak resident memory of an ended process in bytes (Linux counts it in
+// KiB, macOS in bytes), and false where the system does not say.
+func PeakRSS(ps *os.ProcessState) (int64, bool) {
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0, false
+	}
+	if runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
+		return int64(ru.Maxrss), true
+	}
+	return int64(ru.Maxrss) << 10, true
+}
