@@ -165,6 +165,12 @@ func SetEstimate(b int64) {
 // room for those to grow.
 func outsideRuntime() int64 { return residentOutsideRuntime() + 4<<20 }
 
+// Peak returns the peak resident memory of this process (its high-water mark, VmHWM on Linux),
+// and false where the platform does not say. Unlike the children's usage a parent reads with
+// wait4, it does not count the memory of the process that started this one, whose peak Linux
+// carries over into the child's across exec.
+func Peak() (int64, bool) { return peakResident() }
+
 // HeapGrowth returns how far the heap may grow past what is live before the garbage collector
 // runs: 1 + GOGC/100, 2 by default. GOGC=off gives 2 as well: the collector then runs only at
 // the soft memory limit (GOMEMLIMIT), and no estimate bounds what it lets the heap reach.

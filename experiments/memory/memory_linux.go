@@ -39,6 +39,16 @@ func residentOutsideRuntime() int64 {
 	return max(status["VmRSS"]-(mapped-released), status["RssFile"])
 }
 
+// peakResident returns VmHWM.
+func peakResident() (int64, bool) {
+	st, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	v, ok := procStatus(string(st))["VmHWM"]
+	return v, ok && v > 0
+}
+
 // rlimInfinity is RLIM_INFINITY, no limit.
 const rlimInfinity = ^uint64(0)
 

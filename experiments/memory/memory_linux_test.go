@@ -195,6 +195,9 @@ func TestProcStatus(t *testing.T) {
 	if residentOutsideRuntime() <= 0 {
 		t.Error("no resident memory outside the runtime")
 	}
+	if peak, ok := Peak(); !ok || peak < residentOutsideRuntime() {
+		t.Errorf("peak %d, %v: want at least the resident memory outside the runtime, %d", peak, ok, residentOutsideRuntime())
+	}
 }
 
 func TestFormat(t *testing.T) {

@@ -117,6 +117,8 @@ type session struct {
 	done    []results.Record // records found in the directory
 	todo    []plan.Task
 	retry   []results.Record // failed records found in the directory whose tasks run again
+	// estimate is the run's memory estimate, which the log's last line sets beside the peak.
+	estimate int64
 }
 
 // open is a run's first phase: it checks the memory, prepares and locks the directory, checks
@@ -139,6 +141,7 @@ func open(ctx context.Context, p *plan.Plan, opts Options) (*session, error) {
 	}
 	// The garbage collector keeps the heap within the estimate that plan prints.
 	memory.SetEstimate(e.Bytes)
+	s.estimate = e.Bytes
 	if err := rundir.Prepare(opts.Dir); err != nil {
 		return nil, err
 	}
@@ -363,6 +366,10 @@ func (s *session) conclude(ctx context.Context, recs []results.Record, runErr er
 			break
 		}
 		s.log.Warn("incomplete: run again with the same -out to resume", "finished", m.Finished, "tasks", m.Tasks)
+	}
+	// The process's peak resident memory beside its estimate, for the next batch job's limit.
+	if peak, ok := memory.Peak(); ok {
+		s.log.Info("memory", "peak", memory.Format(peak), "estimate", memory.Format(s.estimate), "peak_bytes", peak, "estimate_bytes", s.estimate)
 	}
 	m.End = time.Now().UTC()
 	last := &m.Sessions[len(m.Sessions)-1]

@@ -9,7 +9,9 @@ import (
 )
 
 // PeakRSS returns the peak resident memory of an ended process in bytes (Linux counts it in
-// KiB, macOS in bytes), and false where the system does not say.
+// KiB, macOS in bytes), and false where the system does not say. It is a bound, not a measure:
+// Linux carries the peak of the process that started the program over into the program's
+// across exec, so it is at least this test process's own peak at that time.
 func PeakRSS(ps *os.ProcessState) (int64, bool) {
 	ru, ok := ps.SysUsage().(*syscall.Rusage)
 	if !ok {
