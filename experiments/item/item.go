@@ -205,4 +205,8 @@ type Size struct {
 	// Jets says the items are jets; Weights that each holds the n² weights of the
 	// correlation-clustering model.
 	Jets, Weights bool
+	// Binary says every feature is 0 or 1 (binarized, or Bernoulli mixtures), so that the
+	// Bayesian algorithms' model auto takes the Beta-Bernoulli model, whose cluster statistics
+	// are a few bytes a feature where the Normal-Inverse-Wishart's grow as its square.
+	Binary bool
 }

@@ -31,12 +31,13 @@ import (
 // .ci/memory) every shipped config.
 const (
 	// planTaskBytes and planItemBytes: a task of the plan (its key and Task) and an item id
-	// (200 to 360 bytes a task measured, 760 with long labels).
-	planTaskBytes = 300
+	// (199 bytes a task over the 25 000 of ginkgo510; the 216 of ginkgo-large, with their data
+	// sets, 358).
+	planTaskBytes = 200
 	planItemBytes = 100
 	// A generated or read jet held in memory (its leaves, truth tree, content and model): 3.4 KB
 	// at 7.5 leaves, 25 KB at 81.
-	jetItemBytes, jetLeafBytes       = 1500, 300
+	jetItemBytes, jetLeafBytes       = 1200, 300
 	vectorItemBytes, vectorLeafBytes = 2 << 10, 64 // plus 8 a feature, 8·N² with the weights
 	// A record (its maps, Newick and fields), as read back from results.jsonl: 2.5 KB at 7.5
 	// leaves of a jet; a vector item's leaves have labels, and names where the file has them
@@ -358,7 +359,12 @@ func (p *Plan) Memory(workers int, inShard func(k int) bool) Estimate {
 		w = memory.Add(w, work[i])
 	}
 	trellis := min(trellisMax, memory.Budget())
-	rep := memory.Add(memory.Mul(int64(len(records)), reportRecordBytes), reports.FigureBytes(p.Config.Reports, p.layouts()))
+	// Of what drawing the largest figure allocates (two copies of its image), 70 % counts as
+	// live: the first copy is garbage once the second exists, and the collector's room covers
+	// most of it (dendrograms of 5 and 6 trees of 200 leaves peak 12 to 15 bytes a pixel above
+	// the process's own; this counts 6.2, 13.6 with the room).
+	figure := reports.FigureBytes(p.Config.Reports, p.layouts()) / 10 * 7
+	rep := memory.Add(memory.Mul(int64(len(records)), reportRecordBytes), figure)
 	if memory.Add(w, trellis) >= rep {
 		on := fmt.Sprintf("%d workers", workers)
 		if workers == 1 {

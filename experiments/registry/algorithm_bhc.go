@@ -15,7 +15,7 @@ func init() {
 		Help:      "Bayesian hierarchical clustering (Heller & Ghahramani 2005): greedy merges by the posterior r_k under a conjugate cluster model; log p(D|T), the Corollary-1 lower bound and flat clusters at r < 0.5; feature vectors only",
 		NewParams: func() Params { return &BHCParams{} },
 		Start:     Simple(solveBHC),
-		Memory:    func(p Params, s item.Size, n int) int64 { return pairMemory(p.(*BHCParams).ClusterModel, s.Dims, n) },
+		Memory:    func(p Params, s item.Size, n int) int64 { return pairMemory(p.(*BHCParams).ClusterModel, s, n) },
 		// Every pair's merge is scored once and kept in a heap: 2.3e-7 s·n².
 		Cost: func(_ Params, n int) float64 { return 2.3e-7 * square(n) },
 	})

@@ -15,7 +15,7 @@ func init() {
 		Help:      "Bayesian rose trees (Blundell, Teh & Heller 2010): greedy join, absorb and collapse merges; rose trees with any number of children",
 		NewParams: func() Params { return &BRTParams{} },
 		Start:     Simple(solveBRT),
-		Memory:    func(p Params, s item.Size, n int) int64 { return pairMemory(p.(*BRTParams).ClusterModel, s.Dims, n) },
+		Memory:    func(p Params, s item.Size, n int) int64 { return pairMemory(p.(*BRTParams).ClusterModel, s, n) },
 		// Join, absorb and collapse of every pair, kept in a heap: 2.5e-7 s·n².
 		Cost: func(_ Params, n int) float64 { return 2.5e-7 * square(n) },
 	})

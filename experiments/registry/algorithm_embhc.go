@@ -21,13 +21,13 @@ func init() {
 		Memory: func(p Params, s item.Size, n int) int64 {
 			e := p.(*EMBHCParams)
 			if e.M < 2 || e.M >= n || e.ResolveM == 0 {
-				return pairMemory(e.ClusterModel, s.Dims, n)
+				return pairMemory(e.ClusterModel, s, n)
 			}
 			greedy := n // the largest set that gets greedy BHC; both factors below n cannot overflow
 			if e.ResolveM < n && e.ResolveBase < n {
 				greedy = min(e.ResolveM*e.ResolveBase, n)
 			}
-			return memory.Add(pairMemory(e.ClusterModel, s.Dims, max(min(e.M, n), greedy)), memory.Mul(embhcPointBytes, int64(n)))
+			return memory.Add(pairMemory(e.ClusterModel, s, max(min(e.M, n), greedy)), memory.Mul(embhcPointBytes, int64(n)))
 		},
 		// EM over m clusters, then RBHC within each: 3e-6 s·n·log₂ n; BHC's 2.3e-7 s·n² where it
 		// is BHC, or resolves its clusters by greedy BHC (resolve_m 0).

@@ -21,9 +21,9 @@ func init() {
 		Memory: func(p Params, s item.Size, n int) int64 {
 			r := p.(*RBHCParams)
 			if r.isBHC(n) {
-				return pairMemory(r.ClusterModel, s.Dims, n)
+				return pairMemory(r.ClusterModel, s, n)
 			}
-			return memory.Add(pairMemory(r.ClusterModel, s.Dims, r.Base*r.M), memory.Add(rbhcBytes, memory.Mul(rbhcPointBytes, int64(n))))
+			return memory.Add(pairMemory(r.ClusterModel, s, r.Base*r.M), memory.Add(rbhcBytes, memory.Mul(rbhcPointBytes, int64(n))))
 		},
 		// BHC on subsamples of m, each point filtered down about log₂ n levels: 1.5e-6 s·n·log₂ n
 		// (BenchmarkRandomized*/base=4, 100k to 1M points, 4-D); where it is BHC, BHC's 2.3e-7 s·n²,

@@ -201,13 +201,13 @@ func keepPrior(rp map[string]any) {
 	}
 }
 
-// pairMemory is greedy BHC's and BRT's live memory on n points of dims features under cm: one
+// pairMemory is greedy BHC's and BRT's live memory on n points of a data set of size s under cm: one
 // float64 score per pair in mergeheap.Forest (4n² bytes), the cluster model's statistics of up
 // to 2n clusters, and what each point adds (nodes, merges, the tree; bayesPointBytes). Measured
 // on linux/amd64: 17.0 MB live at n = 2000, 4 features (this gives 17.2 MB).
-func pairMemory(cm ClusterModel, dims, n int) int64 {
+func pairMemory(cm ClusterModel, s item.Size, n int) int64 {
 	nn := int64(n)
-	perPoint := memory.Add(bayesPointBytes, memory.Mul(2, cm.clusterBytes(dims)))
+	perPoint := memory.Add(bayesPointBytes, memory.Mul(2, cm.clusterBytes(s)))
 	return memory.Add(memory.Mul(4, memory.Mul(nn, nn)), memory.Mul(perPoint, nn))
 }
 
@@ -222,11 +222,13 @@ const rbhcBytes, rbhcPointBytes, embhcPointBytes = 2 << 20, 620, 800
 // statistics: its hierarchy's nodes and merges, the tree, the model's copy of the point.
 const bayesPointBytes = 600
 
-// clusterBytes is the memory of one cluster's statistics in the model's store: the NIW's mean
-// and scatter (d + d(d+1)/2 float64), or counts for the discrete models (auto may pick NIW).
-func (c ClusterModel) clusterBytes(dims int) int64 {
-	d := int64(dims)
-	if c.Model == "bernoulli" {
+// clusterBytes is the memory of one cluster's statistics in the model's store on items of a data
+// set of size s: the Beta-Bernoulli's counts (bernoulli, or auto on binary features), else the
+// NIW's mean and scatter (d + d(d+1)/2 float64), which also bounds the categorical's counts of a
+// few values.
+func (c ClusterModel) clusterBytes(s item.Size) int64 {
+	d := int64(s.Dims)
+	if c.Model == "bernoulli" || c.Model == "auto" && s.Binary {
 		return memory.Mul(8, d)
 	}
 	return memory.Mul(8, memory.Add(d, memory.Mul(d, d+1)/2))

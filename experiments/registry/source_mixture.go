@@ -43,7 +43,7 @@ type MixtureSource struct {
 }
 
 func (m *MixtureSource) size() item.Size {
-	return item.Size{Items: m.Items, MinLeaves: m.Points, MaxLeaves: m.Points, Dims: m.Dims, Weights: m.SplitModel.Model == "correlation"}
+	return item.Size{Items: m.Items, MinLeaves: m.Points, MaxLeaves: m.Points, Dims: m.Dims, Weights: m.SplitModel.Model == "correlation", Binary: m.Kind == "bernoulli"}
 }
 
 // Check checks the generator's keys.

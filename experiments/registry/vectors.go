@@ -142,7 +142,7 @@ func openVectors(env SourceEnv, format string, o labelled.CSVOptions, vd VectorD
 		t, _ := strconv.ParseFloat(vd.Binarize, 64) // validated
 		binarize(data.X, t)
 	}
-	size := item.Size{Items: 1, MinLeaves: data.Len(), MaxLeaves: data.Len(), Weights: vd.SplitModel.Model == "correlation"}
+	size := item.Size{Items: 1, MinLeaves: data.Len(), MaxLeaves: data.Len(), Weights: vd.SplitModel.Model == "correlation", Binary: vd.Binarize != "none"}
 	if data.Len() > 0 {
 		size.Dims = len(data.X[0])
 	}
