@@ -12,14 +12,12 @@ type Layout struct {
 }
 
 // FigureBytes returns the memory that drawing the largest figure of the reports names allocates
-// for the data sets ds: its image canvas twice, 4 bytes a pixel at pngDPI (gonum's
-// canvas copies the image it starts from, and the first copy is garbage that only the next
-// collection frees), and a tenth more for the rasterizer, the PNG encoder (which works a row at a
-// time) and the SVG (text). Figures of panels are sized with a legend column of at most
-// panelLegendW; reports without figures take none.
+// for the data sets ds: its image, 4 bytes a pixel at pngDPI, and a tenth more for the
+// rasterizer, the PNG encoder (which works a row at a time) and the SVG (text). Figures of panels
+// are sized with a legend column of at most panelLegendW; reports without figures take none.
 func FigureBytes(names []string, ds []Layout) int64 {
-	var area float64 // square inches
-	figure := func(w, h vg.Length) { area = max(area, float64(w/vg.Inch)*float64(h/vg.Inch)) }
+	var most int64
+	figure := func(w, h vg.Length) { most = max(most, figureBytes(w, h)) }
 	panels := func(k int, pw, ph vg.Length) {
 		if k == 0 {
 			return
@@ -50,8 +48,12 @@ func FigureBytes(names []string, ds []Layout) int64 {
 			figure(gapPlotW, gapPlotH)
 		}
 	}
-	const dpi = pngDPI
-	return int64(2 * 4 * 1.1 * area * dpi * dpi)
+	return most
+}
+
+// figureBytes is what drawing one figure of w × h allocates (see FigureBytes).
+func figureBytes(w, h vg.Length) int64 {
+	return int64(4 * 1.1 * float64(w/vg.Inch) * float64(h/vg.Inch) * pngDPI * pngDPI)
 }
 
 // panelLegendW and panelTitleH bound the legend column (its entries, or notes of

@@ -359,11 +359,12 @@ func (p *Plan) Memory(workers int, inShard func(k int) bool) Estimate {
 		w = memory.Add(w, work[i])
 	}
 	trellis := min(trellisMax, memory.Budget())
-	// Of what drawing the largest figure allocates (two copies of its image), 70 % counts as
-	// live: the first copy is garbage once the second exists, and the collector's room covers
-	// most of it (dendrograms of 5 and 6 trees of 200 leaves peak 12 to 15 bytes a pixel above
-	// the process's own; this counts 6.2, 13.6 with the room).
-	figure := reports.FigureBytes(p.Config.Reports, p.layouts()) / 10 * 7
+	// A figure's image is allocated at once and collected once written (see reports.saveFigure),
+	// so that the collector's room applies to a part of it only: two thirds count as live
+	// (bhc-digits, bhc-purity and brt-evidence, whose dendrograms dominate, peak 5.1 to 6.2 bytes
+	// a pixel of their largest figure above the process's own, the other parts included; this
+	// counts 6.5 with the room).
+	figure := reports.FigureBytes(p.Config.Reports, p.layouts()) / 3 * 2
 	rep := memory.Add(memory.Mul(int64(len(records)), reportRecordBytes), figure)
 	if memory.Add(w, trellis) >= rep {
 		on := fmt.Sprintf("%d workers", workers)
