@@ -96,11 +96,12 @@ Exit codes: 0 ok, 1 bad input, failed tasks, an unfinished run, or a regression,
 // second one ends the process at once. Run from `go run`, hcbench also stops when the go command
 // ends, which is what a SIGTERM sent to `go run` does (see watchGoRun).
 func Main(args []string, stdout, stderr io.Writer) int {
-	// Before anything is allocated: the limits are read while the address space holds only the
-	// runtime's reservations, and the garbage collector keeps within a cgroup's or RLIMIT_AS's.
-	memory.LimitRuntime()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Before anything large is allocated (but after the signal handler, which should come first):
+	// the limits are read while the address space holds little more than the runtime's
+	// reservations, and the garbage collector keeps within a cgroup's or RLIMIT_AS's limit.
+	memory.LimitRuntime()
 	go func() {
 		<-ctx.Done()
 		stop() // the next signal takes its default action: the process ends
