@@ -55,7 +55,7 @@ const (
 	// runtime and goroutine stacks; programBytes is what the program itself keeps live on the
 	// heap whatever the config (its tables, the config, the run's state). A run of small tasks
 	// peaks at 22 to 30 MiB, as it makes more or less garbage.
-	processBytes, programBytes = 18 << 20, 6 << 20
+	processBytes, programBytes = 18 << 20, 5 << 20
 	// heapOverhead is the heap's own overhead beyond what is live and the collector's room: size
 	// classes, partly used spans, free pages not yet returned (average linkage of 5000 points on
 	// two items, 100 MB live, peaked at 2.01 times that above the process's own).
