@@ -369,7 +369,7 @@ func (s *session) conclude(ctx context.Context, recs []results.Record, runErr er
 	}
 	// The process's peak resident memory beside its estimate, for the next batch job's limit.
 	if peak, ok := memory.Peak(); ok {
-		s.log.Info("memory", "peak", memory.Format(peak), "estimate", memory.Format(s.estimate), "peak_bytes", peak, "estimate_bytes", s.estimate)
+		s.log.Info(results.PeakMsg, "peak", memory.Format(peak), "estimate", memory.Format(s.estimate), results.PeakKey, peak, results.EstimateKey, s.estimate)
 	}
 	m.End = time.Now().UTC()
 	last := &m.Sessions[len(m.Sessions)-1]

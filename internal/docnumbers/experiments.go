@@ -44,7 +44,8 @@ func experimentRegions() []region {
 }
 
 // configsTable is the table of every shipped config: its tasks, what it took and what the plan
-// expected, on the machine named below it.
+// expected, on the machine named below it. The peak is the one the run logged (its VmHWM); the
+// memory estimates are meant to lie between 1 and 1.5 times it (.ci/memory checks them).
 func configsTable(e *env) (string, error) {
 	var rows [][]string
 	for _, name := range shippedConfigs {
@@ -61,9 +62,10 @@ func configsTable(e *env) (string, error) {
 			memory.Format(r.peakRSS),
 			plan.FormatSeconds(r.planSeconds),
 			memory.Format(r.planMemory),
+			fmt.Sprintf("%.2f", float64(r.planMemory)/float64(r.peakRSS)),
 		})
 	}
-	t := markdownTable([]string{"config", "tasks", "workers", "wall time", "CPU time", "peak memory (RSS)", "plan: time", "plan: memory"}, rows)
+	t := markdownTable([]string{"config", "tasks", "workers", "wall time", "CPU time", "peak memory (RSS)", "plan: time", "plan: memory", "plan memory ÷ peak"}, rows)
 	return t + "\n\n" + e.machine.sentence(), nil
 }
 

@@ -109,9 +109,16 @@ func (c *configRunner) run(ctx context.Context, name string) (*configRun, error)
 		}
 		r.measured = true
 		r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			r.peakRSS = maxRSSBytes(ru)
+		// The run's own peak, as it logged it: wait4's would count this process's, which holds
+		// the records of the runs before it.
+		peak, ok, err := results.LoggedPeak(filepath.Join(r.dir, results.LogFile))
+		if err != nil {
+			return nil, err
 		}
+		if !ok {
+			return nil, fmt.Errorf("%s: the run logged no peak memory (%s)", name, filepath.Join(r.dir, results.LogFile))
+		}
+		r.peakRSS = peak
 	}
 	var err error
 	if r.records, err = results.ReadFile(filepath.Join(r.dir, results.ResultsFile)); err != nil {
