@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -19,6 +20,7 @@ var shippedConfigs = []string{"quickstart", "ginkgo510", "ginkgo-large", "trelli
 func experimentRegions() []region {
 	return []region{
 		{name: "configs.table", configs: shippedConfigs, machine: true, render: configsTable},
+		{name: "plan.task-times", configs: shippedConfigs, machine: true, render: taskTimesTable},
 		{name: "quickstart.time", configs: []string{"quickstart"}, machine: true, render: wallOf("quickstart")},
 		{name: "ginkgo510.time", configs: []string{"ginkgo510"}, machine: true, render: wallOf("ginkgo510")},
 		{name: "ginkgo510.table1", configs: []string{"ginkgo510"}, render: ginkgo510Table},
@@ -66,6 +68,57 @@ func configsTable(e *env) (string, error) {
 		})
 	}
 	t := markdownTable([]string{"config", "tasks", "workers", "wall time", "CPU time", "peak memory (RSS)", "plan: time", "plan: memory", "plan memory ÷ peak"}, rows)
+	return t + "\n\n" + e.machine.sentence(), nil
+}
+
+// taskTimesTable compares, algorithm by algorithm over the tasks of every shipped config, the
+// task times of the runs with what the plan's cost model (registry.Algorithm.Cost) gives each
+// task at its item's leaf count: the sums, so that the long tasks, which make up the plan's
+// expected time, weigh most, and the median ratio over the tasks expected to take 10 ms or more,
+// where a task's fixed costs no longer show.
+func taskTimesTable(e *env) (string, error) {
+	type sums struct {
+		tasks              int
+		measured, expected float64
+		ratios             []float64
+	}
+	byAlg := map[string]*sums{}
+	for _, name := range shippedConfigs {
+		r, err := e.run(name)
+		if err != nil {
+			return "", err
+		}
+		for i := range r.records {
+			rec := &r.records[i]
+			alg, want, ok := r.expectedSeconds(rec)
+			if !ok {
+				return "", fmt.Errorf("%s: the plan has no task %s", name, rec.Key)
+			}
+			s := byAlg[alg]
+			if s == nil {
+				s = &sums{}
+				byAlg[alg] = s
+			}
+			s.tasks++
+			s.measured += rec.Seconds
+			s.expected += want
+			if want >= 0.01 {
+				s.ratios = append(s.ratios, rec.Seconds/want)
+			}
+		}
+	}
+	var rows [][]string
+	for _, alg := range slices.Sorted(maps.Keys(byAlg)) {
+		s := byAlg[alg]
+		median := "–"
+		if len(s.ratios) > 0 {
+			slices.Sort(s.ratios)
+			median = fmt.Sprintf("%.2f (%s)", s.ratios[len(s.ratios)/2], thousands(float64(len(s.ratios))))
+		}
+		rows = append(rows, []string{alg, thousands(float64(s.tasks)), plan.FormatSeconds(s.measured), plan.FormatSeconds(s.expected),
+			fmt.Sprintf("%.2f", s.measured/s.expected), median})
+	}
+	t := markdownTable([]string{"algorithm", "tasks", "task time", "plan: task time", "task time ÷ plan", "median ÷ plan, tasks ≥ 10 ms (count)"}, rows)
 	return t + "\n\n" + e.machine.sentence(), nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/hcbench/hcbench/experiments/cli"
 	"github.com/hcbench/hcbench/experiments/config"
 	"github.com/hcbench/hcbench/experiments/plan"
+	"github.com/hcbench/hcbench/experiments/registry"
 	"github.com/hcbench/hcbench/experiments/results"
 )
 
@@ -30,6 +31,9 @@ type configRun struct {
 	// workers and the memory estimate.
 	planSeconds float64
 	planMemory  int64
+	// algorithms are the variants of the plan's tasks by task key, for what the plan expected
+	// of each task (expectedSeconds).
+	algorithms map[string]config.Algorithm
 	// measured says wall, cpu and peakRSS are set (a run in a child process).
 	measured  bool
 	wall, cpu time.Duration
@@ -143,6 +147,10 @@ func (r *configRun) expect(ctx context.Context, path string, data datadir.Locati
 	if err != nil {
 		return err
 	}
+	r.algorithms = make(map[string]config.Algorithm, len(p.Tasks))
+	for _, t := range p.Tasks {
+		r.algorithms[t.Key] = t.Algorithm
+	}
 	workers := p.Config.WorkersFor(0)
 	r.planSeconds = p.ExpectedSeconds(workers, nil)
 	r.planMemory = p.Memory(workers, nil).Bytes
@@ -165,4 +173,19 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// expectedSeconds is the time the plan's cost model gives the task of record rec, at its item's
+// leaf count, one run of it (rec.Seconds is one run's time, or the median of its runs); false
+// for a task the plan does not hold.
+func (r *configRun) expectedSeconds(rec *results.Record) (string, float64, bool) {
+	a, ok := r.algorithms[rec.Key]
+	if !ok {
+		return "", 0, false
+	}
+	alg, ok := registry.LookupAlgorithm(a.Name)
+	if !ok {
+		return "", 0, false
+	}
+	return a.Name, alg.TaskSeconds(a.Params, rec.N), true
 }
