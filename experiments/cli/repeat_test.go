@@ -65,8 +65,11 @@ func init() {
 		Help:      "builds the caterpillar tree, in leaf order on odd calls and reversed on even ones: a nondeterministic algorithm, for tests",
 		NewParams: func() registry.Params { return &registry.NoParams{} },
 		Start: registry.Simple(func(ctx context.Context, _ *registry.NoParams, t registry.Task, run registry.Run) (registry.Solution, error) {
+			// A count per task: with one count for all, two workers taking turns would see the
+			// same parity on both runs of a task, and the task would look deterministic.
+			calls, _ := flakyCalls.LoadOrStore(t.Key, new(atomic.Int64))
 			order := "index"
-			if flakyCalls.Add(1)%2 == 0 {
+			if calls.(*atomic.Int64).Add(1)%2 == 0 {
 				order = "reversed"
 			}
 			return solveCaterpillar(ctx, &CaterpillarParams{Order: order}, t, run)
@@ -77,7 +80,8 @@ func init() {
 var (
 	// sleepFactor maps a sleeper label to its factor (float64; absent: 1).
 	sleepFactor sync.Map
-	flakyCalls  atomic.Int64
+	// flakyCalls maps a task key to the number of times flaky ran it (*atomic.Int64).
+	flakyCalls sync.Map
 )
 
 // tiringKey is the context key of the task keys tiring has been called for (a *sync.Map).
