@@ -16,12 +16,10 @@ import (
 	"log/slog"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/term"
@@ -35,6 +33,7 @@ import (
 	"github.com/hcbench/hcbench/experiments/rundir"
 	"github.com/hcbench/hcbench/experiments/runner"
 	"github.com/hcbench/hcbench/internal/english"
+	"github.com/hcbench/hcbench/internal/interrupt"
 	"github.com/hcbench/hcbench/reports"
 )
 
@@ -96,17 +95,15 @@ Exit codes: 0 ok, 1 bad input, failed tasks, an unfinished run, or a regression,
 // second one ends the process at once. Run from `go run`, hcbench also stops when the go command
 // ends, which is what a SIGTERM sent to `go run` does (see watchGoRun).
 func Main(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The signals are caught from the process's first moments (package interrupt); after the
+	// first, the next one takes its default action: the process ends.
+	sig, stop := interrupt.Context(context.Background())
 	defer stop()
 	// Before anything large is allocated (but after the signal handler, which should come first):
 	// the limits are read while the address space holds little more than the runtime's
 	// reservations, and the garbage collector keeps within a cgroup's or RLIMIT_AS's limit.
 	memory.LimitRuntime()
-	go func() {
-		<-ctx.Done()
-		stop() // the next signal takes its default action: the process ends
-	}()
-	ctx, cancel := context.WithCancelCause(ctx)
+	ctx, cancel := context.WithCancelCause(sig)
 	defer cancel(nil)
 	watchGoRun(ctx, cancel)
 	return Run(ctx, args, stdout, stderr)

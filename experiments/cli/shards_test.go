@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/internal/interrupt"
 )
 
 // TestMain lets a test run the hcbench command in a separate process: the test binary re-executed
@@ -28,6 +29,8 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
+	// The tests do not run Main in this process: Ctrl-C and SIGTERM end it, as they end go test.
+	interrupt.Release()
 	os.Exit(m.Run())
 }
 
