@@ -136,7 +136,7 @@ func checkBenchLines(t *testing.T, got, want []benchLine) {
 func TestWriteBenchParses(t *testing.T) {
 	m, recs := benchRecords()
 	var buf bytes.Buffer
-	if err := WriteBench(&buf, m, recs); err != nil {
+	if err := WriteBench(t.Context(), &buf, m, recs); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("bench.txt:\n%s", buf.String())
@@ -174,7 +174,7 @@ func TestWriteBenchParses(t *testing.T) {
 func TestWriteBenchQuality(t *testing.T) {
 	m, recs := benchRecords()
 	var buf bytes.Buffer
-	if err := WriteBenchQuality(&buf, m, recs); err != nil {
+	if err := WriteBenchQuality(t.Context(), &buf, m, recs); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("bench-quality.txt:\n%s", buf.String())
@@ -206,7 +206,7 @@ func TestWriteBenchQuality(t *testing.T) {
 
 func TestWriteBenchUnknownRevision(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteBench(&buf, Manifest{Experiment: "x\ny", Modified: true}, nil); err != nil {
+	if err := WriteBench(t.Context(), &buf, Manifest{Experiment: "x\ny", Modified: true}, nil); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -243,7 +243,7 @@ func TestWriteBenchMixedBuilds(t *testing.T) {
 	b := Build{Revision: "bbbb", Modified: true, GoVersion: "go1.26.0"}
 	m := Manifest{Experiment: "x", Revision: "bbbb", Modified: true, Sessions: []Session{{Build: a}, {Build: b}, {Build: a}}}
 	var buf bytes.Buffer
-	if err := WriteBench(&buf, m, nil); err != nil {
+	if err := WriteBench(t.Context(), &buf, m, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "\ncommit: aaaa,bbbb+modified\n") {
@@ -267,7 +267,7 @@ func TestBenchDeltaReadsTheRightWay(t *testing.T) {
 				LogEvidence: Log(ev), DendrogramPurity: ptr(pur)},
 		}
 		var buf bytes.Buffer
-		if err := WriteBenchQuality(&buf, m, recs); err != nil {
+		if err := WriteBenchQuality(t.Context(), &buf, m, recs); err != nil {
 			t.Fatal(err)
 		}
 		return buf.Bytes()

@@ -136,10 +136,10 @@ func repeatedRun(run int, slow string, factor float64) (Manifest, []Record) {
 func benchFiles(t *testing.T, m Manifest, recs []Record) (times, quality []byte) {
 	t.Helper()
 	var b, q bytes.Buffer
-	if err := WriteBench(&b, m, recs); err != nil {
+	if err := WriteBench(t.Context(), &b, m, recs); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteBenchQuality(&q, m, recs); err != nil {
+	if err := WriteBenchQuality(t.Context(), &q, m, recs); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes(), q.Bytes()

@@ -22,7 +22,7 @@ import (
 // records alone: the reports the manifest names, bench.txt, bench-quality.txt and index.html (which shows m). It
 // returns the report files written. When a report or file cannot be written, m says so: its
 // status becomes incomplete, with a warning that `hcbench report` rebuilds them. A cancelled ctx
-// stops it between reports.
+// stops it between reports, and within the writing of bench.txt and bench-quality.txt.
 func Finish(ctx context.Context, dir string, m *results.Manifest, recs []results.Record) ([]string, error) {
 	return finish(ctx, dir, m, recs, m.Reports)
 }
@@ -49,10 +49,12 @@ func finish(ctx context.Context, dir string, m *results.Manifest, recs []results
 	}
 	for _, bf := range []struct {
 		name  string
-		write func(io.Writer, results.Manifest, []results.Record) error
+		write func(context.Context, io.Writer, results.Manifest, []results.Record) error
 	}{{results.BenchFile, results.WriteBench}, {results.BenchQualityFile, results.WriteBenchQuality}} {
 		var b bytes.Buffer
-		if berr := bf.write(&b, *m, recs); berr != nil {
+		if berr := bf.write(ctx, &b, *m, recs); ctx.Err() != nil {
+			return files, errors.Join(err, berr)
+		} else if berr != nil {
 			err = errors.Join(err, berr)
 		} else if berr := results.WriteFileAtomic(filepath.Join(dir, bf.name), b.Bytes()); berr != nil {
 			err = errors.Join(err, berr)
@@ -64,6 +66,9 @@ func finish(ctx context.Context, dir string, m *results.Manifest, recs []results
 	}
 	if err != nil {
 		failed(err)
+	}
+	if ctx.Err() != nil {
+		return files, errors.Join(err, context.Cause(ctx))
 	}
 	page, perr := webpage.WriteFor(dir, *m)
 	if perr != nil {
