@@ -492,6 +492,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		console = runner.NewConsole(stderr)
 	}
 	log := slog.New(slog.NewTextHandler(console, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	rundir.RemoveAbandonedMerges(dir, log)
 	o, err := runner.Run(ctx, p, runner.Options{
 		Dir:             dir,
 		Shard:           shard,

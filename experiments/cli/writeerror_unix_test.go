@@ -266,7 +266,8 @@ func TestKilledWhileWritingReports(t *testing.T) {
 
 // TestMergeKilled kills, with SIGKILL, a merge that is writing its output (held there by a FIFO in
 // place of the shards' config.yaml, which it copies): the -out directory must not exist, so that
-// the same command then succeeds.
+// the same command then succeeds; and the temporary directory the killed merge wrote in, which
+// it left beside -out, must be gone after that merge, as after a run into -out.
 func TestMergeKilled(t *testing.T) {
 	dir := t.TempDir()
 	cfg := writeFile(t, dir, "small.yaml", smallConfig)
@@ -309,10 +310,32 @@ func TestMergeKilled(t *testing.T) {
 	if _, err := os.Stat(merged); !os.IsNotExist(err) {
 		t.Errorf("a killed merge left %s: %v", merged, err)
 	}
+	temporaries := func() []string {
+		t.Helper()
+		m, err := filepath.Glob(filepath.Join(dir, ".merged.merging-*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	if len(temporaries()) != 1 {
+		t.Fatalf("the killed merge left %q beside -out, want its temporary directory", temporaries())
+	}
 	os.Remove(config)
 	writeFile(t, shards, results.ConfigFile, text)
-	runOK(t, "merge", "-out", merged, shards)
+	stdout, stderr := runOKErr(t, "merge", "-out", merged, shards)
 	if m := readManifest(t, filepath.Join(merged, results.ManifestFile)); m.Status != results.StatusComplete {
 		t.Errorf("merge after the killed one: status %q", m.Status)
+	}
+	if left := temporaries(); len(left) > 0 || !strings.Contains(stderr, "removed the temporary directory of a merge that was killed") {
+		t.Errorf("after the next merge, %q are left beside -out\n%s%s", left, stdout, stderr)
+	}
+	// A run into the merge's -out removes them too.
+	if err := os.MkdirAll(filepath.Join(dir, ".again.merging-123"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	runOK(t, "run", cfg, "-out", filepath.Join(dir, "again"))
+	if left, _ := filepath.Glob(filepath.Join(dir, ".again.merging-*")); len(left) > 0 {
+		t.Errorf("after a run into its -out, %q are left", left)
 	}
 }

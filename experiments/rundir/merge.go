@@ -75,9 +75,8 @@ func Merge(ctx context.Context, dirs []string, o MergeOptions) (*Outcome, error)
 	if err := checkMergeOut(o.Out); err != nil {
 		return nil, err
 	}
-	SortByPlan(all, keys)
 	m := mergedManifest(shards, all, len(keys), len(missing))
-	return writeMergeInto(ctx, o.Out, shards[0].dir, m, all)
+	return writeMergeInto(ctx, o.Out, shards[0].dir, m, all, log)
 }
 
 // distinctDirs refuses a directory given twice, by name or through a link.
@@ -189,16 +188,23 @@ func checkShards(shards []shardRun, allowOtherBuild bool) (map[int]string, error
 	return seen, sameBuild(shards, allowOtherBuild)
 }
 
-// collect gathers the shards' records, checking that each belongs to the plan and to its shard
-// and is recorded once; missing are the planned tasks without a record.
+// collect gathers the shards' records in plan order, checking that each belongs to the plan and
+// to its shard and is recorded once; missing are the planned tasks without a record.
 func collect(shards []shardRun, keys []string) (all []results.Record, missing []string, err error) {
 	pos := make(map[string]int, len(keys))
 	for i, k := range keys {
 		pos[k] = i
 	}
-	byKey := map[string]string{}
-	for _, s := range shards {
-		for _, r := range s.records {
+	// The record of each planned task, by position: placed, not sorted, into plan order.
+	type from struct {
+		shard *shardRun
+		i     int
+	}
+	byPos := make([]from, len(keys))
+	n := 0
+	for si := range shards {
+		s := &shards[si]
+		for i, r := range s.records {
 			k, ok := pos[r.Key]
 			switch {
 			case !ok:
@@ -206,17 +212,20 @@ func collect(shards []shardRun, keys []string) (all []results.Record, missing []
 			case !InShard(k, s.manifest.Shard):
 				return nil, nil, fmt.Errorf("merge: %s has a record of task %q, which belongs to shard %d/%d", s.path, r.Key, k%s.manifest.Shard.Count, s.manifest.Shard.Count)
 			}
-			if prev, dup := byKey[r.Key]; dup {
-				return nil, nil, fmt.Errorf("merge: task %q is recorded twice (%s and %s); resuming the shard (its run command again) keeps the first record of each task", r.Key, prev, s.path)
+			if prev := byPos[k].shard; prev != nil {
+				return nil, nil, fmt.Errorf("merge: task %q is recorded twice (%s and %s); resuming the shard (its run command again) keeps the first record of each task", r.Key, prev.path, s.path)
 			}
-			byKey[r.Key] = s.path
-			all = append(all, r)
+			byPos[k] = from{s, i}
+			n++
 		}
 	}
-	for _, k := range keys {
-		if _, ok := byKey[k]; !ok {
-			missing = append(missing, k)
+	all = make([]results.Record, 0, n)
+	for k, f := range byPos {
+		if f.shard == nil {
+			missing = append(missing, keys[k])
+			continue
 		}
+		all = append(all, f.shard.records[f.i])
 	}
 	return all, missing, nil
 }
@@ -291,19 +300,40 @@ func mergedManifest(shards []shardRun, all []results.Record, planned, missing in
 	return m
 }
 
+// mergingPattern is the name of the temporary directories the merges into out write in (beside
+// it: os.MkdirTemp's pattern, the * its random part).
+func mergingPattern(out string) string {
+	out = filepath.Clean(out)
+	return "." + filepath.Base(out) + ".merging-*"
+}
+
 // writeMergeInto writes the merged run into a new temporary directory beside out and renames it
-// to out once everything is written; on failure or cancellation it removes it.
-func writeMergeInto(ctx context.Context, out, from string, m results.Manifest, all []results.Record) (*Outcome, error) {
-	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), "."+filepath.Base(filepath.Clean(out))+".merging-")
+// to out once everything is written; on failure or cancellation it removes it. The temporary
+// directory holds the run's lock file, locked while the merge writes: a merge killed (SIGKILL, a
+// power cut) leaves it unlocked, and the next merge or run into out removes it
+// (RemoveAbandonedMerges) instead of leaving tens of megabytes behind for each kill.
+func writeMergeInto(ctx context.Context, out, from string, m results.Manifest, all []results.Record, log *slog.Logger) (*Outcome, error) {
+	RemoveAbandonedMerges(out, log)
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), mergingPattern(out))
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
+	lock, err := Lock(tmp, FilesOf(tmp, nil))
+	if lock == nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("merge: %w", err)
+	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
+		lock.Close()
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	o, reportErr := writeMerge(ctx, tmp, from, m, all)
 	err = reportErr
+	// The lock is released before the rename, which Windows refuses for a directory with a file
+	// open in it; the next merge could only take the finished directory for an abandoned one in
+	// the moment between, were it merging into the same out at the same time.
+	lock.Close()
 	if o != nil {
 		// rename(2) replaces an empty directory, which checkMergeOut allowed out to be.
 		err = os.Rename(tmp, out)
@@ -319,6 +349,35 @@ func writeMergeInto(ctx context.Context, out, from string, m results.Manifest, a
 		}
 	}
 	return o, reportErr
+}
+
+// RemoveAbandonedMerges removes the temporary directories that merges into out left beside it
+// when they were killed: those whose lock no process holds (a live merge holds its own; see
+// writeMergeInto). It logs each removal and each it could not make; it is called by every merge
+// and every run into out.
+func RemoveAbandonedMerges(out string, log *slog.Logger) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(filepath.Dir(filepath.Clean(out)), mergingPattern(out)))
+	for _, dir := range dirs {
+		if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
+			continue
+		}
+		warning, err := checkUnlocked(dir, FilesOf(dir, nil))
+		if err != nil {
+			continue // a merge is writing it
+		}
+		if warning != "" {
+			log.Warn("not removing the temporary directory of a merge, which may still be writing it", "dir", dir, "why", warning)
+			continue
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			log.Warn("cannot remove the temporary directory of a merge that was killed", "dir", dir, "err", err)
+			continue
+		}
+		log.Info("removed the temporary directory of a merge that was killed", "dir", dir)
+	}
 }
 
 // writeMerge writes a merged run into dir: the config and task list of the shard directory from,
