@@ -509,8 +509,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	})
 	if err != nil {
 		if o == nil && ctx.Err() != nil {
-			// Interrupted before the run started (reading the records to resume): nothing ran.
+			// Interrupted before the run started (reading the records to resume): nothing ran,
+			// and the run the directory holds, if any, resumes as it would have.
 			fmt.Fprintln(stderr, "hcbench: interrupted:", context.Cause(ctx))
+			if _, err := os.Stat(rundir.FilesOf(dir, shard).Manifest); err == nil {
+				fmt.Fprintln(stderr, "resume with:", resumeCommand(args, *out != "", dir, true))
+			}
 			return ExitInterrupted
 		}
 		fmt.Fprintln(stderr, "hcbench:", err)

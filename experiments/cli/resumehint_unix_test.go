@@ -1,0 +1,67 @@
+//go:build unix
+
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hcbench/hcbench/experiments/results"
+)
+
+// TestResumeInterruptedWhileReadingRecords: Ctrl-C while a resume reads the records already in
+// the run directory (held there by a FIFO in place of results.jsonl, which the test feeds) exits
+// 130 and says how to resume, as an interruption at any later point does.
+func TestResumeInterruptedWhileReadingRecords(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "small.yaml", smallConfig)
+	out := filepath.Join(dir, "run")
+	runOK(t, "run", cfg, "-out", out)
+	path := filepath.Join(out, results.ResultsFile)
+	recs := mustRead(t, path)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Skipf("no FIFO: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Opening the FIFO to write returns once the resume opens it to read: it is reading the
+	// records then. They come whole, with Ctrl-C before the end of the file.
+	fed := make(chan error, 1)
+	go func() {
+		w, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			fed <- err
+			return
+		}
+		_, err = w.WriteString(recs)
+		cancel()
+		fed <- err
+		w.Close()
+	}()
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- Run(ctx, []string{"run", cfg, "-out", out}, &stdout, &stderr) }()
+	var code int
+	select {
+	case code = <-done:
+	case <-time.After(startLimit):
+		t.Fatalf("the resume did not end:\n%s", stderr.String())
+	}
+	if code == ExitInterrupted { // the feeder cancelled: it is done
+		if err := <-fed; err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "resume with: hcbench run " + cfg + " -out " + out + "\n"
+	if code != ExitInterrupted || !strings.Contains(stderr.String(), want) {
+		t.Errorf("exit %d, want %d and %q\n%s%s", code, ExitInterrupted, want, stdout.String(), stderr.String())
+	}
+}
