@@ -156,10 +156,11 @@ func (s *screen) text() string {
 	return strings.TrimRight(strings.Join(out, "\n"), "\n")
 }
 
-// waitFor waits up to 5 s for the screen to show want.
+// waitFor waits for the screen to show want, up to a minute: a bound on a hang, which a loaded
+// machine meets.
 func waitFor(t *testing.T, s *screen, want string) {
 	t.Helper()
-	for start := time.Now(); time.Since(start) < 5*time.Second; time.Sleep(10 * time.Millisecond) {
+	for start := time.Now(); time.Since(start) < time.Minute; time.Sleep(10 * time.Millisecond) {
 		if strings.Contains(s.text(), want) {
 			return
 		}
