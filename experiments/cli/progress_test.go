@@ -51,13 +51,13 @@ func TestSIGINTKeepsFinishedRecords(t *testing.T) {
 		t.Fatalf("manifest after SIGINT: status %q, %v", m.Status, err)
 	}
 	kept, err := results.ReadFile(filepath.Join(out, results.ResultsFile))
-	if err != nil || len(kept) < 20 || len(kept) >= 300 {
-		t.Fatalf("after SIGINT: %d records, %v; want whole records, at least 20 and not all 300", len(kept), err)
+	if err != nil || len(kept) < 20 || len(kept) >= slowTasks {
+		t.Fatalf("after SIGINT: %d records, %v; want whole records, at least 20 and not all %d", len(kept), err, slowTasks)
 	}
 	if code, stdout, stderr := run(t, context.Background(), "run", cfg, "-out", out); code != ExitOK {
 		t.Fatalf("resume: exit %d\n%s%s", code, stdout, stderr)
 	}
-	if got := readRecords(t, out); len(got) != 300 {
-		t.Errorf("%d records after resuming, want 300", len(got))
+	if got := readRecords(t, out); len(got) != slowTasks {
+		t.Errorf("%d records after resuming, want %d", len(got), slowTasks)
 	}
 }

@@ -133,16 +133,20 @@ func TestShardsInProcessesEqualSingleRun(t *testing.T) {
 	}
 }
 
-// slowConfig takes a few seconds on one worker: exact trellises of jets of 11 to 13 leaves.
+// slowConfig takes a second or two on one worker: slowTasks tasks, exact trellises of jets of 11
+// to 13 leaves, so that a test sees it write its first records long before its last.
 const slowConfig = `version: 1
 name: slow
 seed: 5
 workers: 1
 datasets:
-  - {name: qcd, generator: ginkgo, jets: 150, min_leaves: 11, max_leaves: 13, t_cut: 16}
+  - {name: qcd, generator: ginkgo, jets: 60, min_leaves: 11, max_leaves: 13, t_cut: 16}
 algorithms: [greedy, {name: trellis, samples: 2}]
 reports: [summary]
 `
+
+// slowTasks is the number of tasks of slowConfig.
+const slowTasks = 120
 
 // startRun starts `run cfg -out out` in another process and returns once its results file holds
 // at least n records, with the process's combined output.
@@ -232,7 +236,7 @@ func TestKillAndResume(t *testing.T) {
 		t.Errorf("sessions after resuming %+v; want the killed one with %d records, the resume with %d", m.Sessions, len(before), len(want)-len(before))
 	}
 	// A finished run resumed again does nothing and changes nothing.
-	if code, stdout, _ := run(t, context.Background(), "run", cfg, "-out", out); code != ExitOK || !strings.Contains(stdout, "tasks: 300 finished of 300, 0 failed (300 found finished") {
+	if code, stdout, _ := run(t, context.Background(), "run", cfg, "-out", out); code != ExitOK || !strings.Contains(stdout, fmt.Sprintf("tasks: %d finished of %[1]d, 0 failed (%[1]d found finished", slowTasks)) {
 		t.Errorf("second resume: exit %d\n%s", code, stdout)
 	}
 	// Another config into the same directory is refused.

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/experiments/rundir"
 )
 
 // startLimit bounds how long a test waits for a process it started to reach the phase the test
@@ -413,15 +414,17 @@ func TestGoRunSIGTERM(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	// Its lock is soon free (it is released as the process ends, just after the manifest is
-	// written): the same command resumes the run.
+	// Its lock is soon free: it is released as the process ends, just after the manifest is
+	// written (the same command would resume the run, as TestSIGINTKeepsFinishedRecords shows).
+	files := rundir.FilesOf(out, nil)
 	for {
-		code, stdout, stderr := run(t, t.Context(), "run", cfg, "-out", out)
-		if code == ExitOK {
+		lock, err := rundir.Lock(out, files)
+		if lock != nil {
+			lock.Close()
 			break
 		}
-		if !strings.Contains(stderr, "in use by another hcbench process") || time.Since(start) > hangLimit {
-			t.Fatalf("resume: exit %d\n%s%s", code, stdout, stderr)
+		if !strings.Contains(err.Error(), "in use by another hcbench process") || time.Since(start) > hangLimit {
+			t.Fatalf("the run's lock after hcbench stopped: %v", err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
