@@ -2,14 +2,16 @@
 // command that stops cleanly on them (cli.Main) does so also when one comes before main runs.
 //
 // Go initialises every package before main. Some of hcbench's dependencies take long to do so:
-// go-runewidth (through tablewriter) builds a 2 MB table, about 60 ms, and 250 ms or more on a
-// loaded machine. Until a handler is installed, SIGTERM takes its default action (the process
-// ends without a word, its run left "running"), and SIGINT sent to a background job (`hcbench
-// run … &`, which the shell starts with SIGINT ignored) is dropped, so the run goes on and exits
-// 0. This package installs the handler in its own initialiser. Go initialises the packages whose
-// dependencies are initialised in the order of their import paths (the Go specification, since
-// Go 1.21), and this one depends only on the standard library, whose initialisers are short: it
-// runs among the first, before any slow one of another module's (TestEarlyInit checks the order).
+// go-runewidth (through tablewriter) builds a table of two million bytes, tens of milliseconds,
+// hundreds on a loaded machine (GODEBUG=inittrace=1 shows each package's). Until a handler is
+// installed, SIGTERM takes its default action (the process ends without a word, its run left
+// "running"), and SIGINT sent to a background job (`hcbench run … &`, which the shell starts with
+// SIGINT ignored) is dropped, so the run goes on and exits 0. This package installs the handler
+// in its own initialiser. Go initialises the packages whose dependencies are initialised in the
+// order of their import paths (the Go specification, since Go 1.21), and this one depends only on
+// the standard library, whose initialisers are short: it runs among the first, before any slow
+// one of another module's (cli's TestInterruptInitialisedFirst checks the order). What is left
+// before it is the Go runtime's start and a few standard packages.
 //
 // Catching SIGINT re-enables it where it was ignored (os/signal.Notify): the background job is
 // interrupted as a foreground one is. A program that imports this package and never calls
