@@ -326,6 +326,14 @@ func TestSignalBeforeMain(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if c.background {
+				// Killing sh does not end its job, which waits for a signal in its initialisation.
+				t.Cleanup(func() {
+					if t.Failed() {
+						syscall.Kill(pid, syscall.SIGKILL)
+					}
+				})
+			}
 			code, wall, cpu, cpuKnown := p.interrupt(t, pid, c.sig)
 			checkStop(t, c.sig, code, wall, cpu, cpuKnown, p.out.String())
 			if !strings.Contains(p.out.String(), "interrupted") {
