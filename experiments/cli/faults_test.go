@@ -16,7 +16,6 @@ import (
 	"github.com/hcbench/hcbench/experiments/memory"
 	"github.com/hcbench/hcbench/experiments/registry"
 	"github.com/hcbench/hcbench/experiments/results"
-	"github.com/hcbench/hcbench/internal/limittest"
 )
 
 // jetsConfig reads jets.jsonl beside it.
@@ -272,6 +271,7 @@ func TestMemoryRefusedUpFront(t *testing.T) {
 					args = append(args, "-out", filepath.Join(t.TempDir(), "run"))
 				}
 				cmd := command(t, args...)
+				peak := measurePeak(t, cmd)
 				var out bytes.Buffer
 				cmd.Stdout, cmd.Stderr = &out, &out
 				err := cmd.Run()
@@ -285,10 +285,10 @@ func TestMemoryRefusedUpFront(t *testing.T) {
 						t.Errorf("%s: output does not contain %q:\n%s", cmdName, w, &out)
 					}
 				}
-				if peak, ok := limittest.PeakRSS(cmd.ProcessState); ok && peak > 200<<20 {
-					t.Errorf("%s: peak memory %s: it allocated before refusing", cmdName, memory.Format(peak))
+				if peak, ok := peak(); ok && peak > 200<<10 {
+					t.Errorf("%s: peak memory %s: it allocated before refusing", cmdName, memory.Format(peak<<10))
 				} else if ok {
-					t.Logf("%s: refused with peak memory %s", cmdName, memory.Format(peak))
+					t.Logf("%s: refused with peak memory %s", cmdName, memory.Format(peak<<10))
 				}
 			}
 		})

@@ -20,14 +20,17 @@ import (
 // TestMain lets a test run the hcbench command in a separate process: the test binary re-executed
 // with HCBENCH_TEST_MAIN=1 is hcbench. With HCBENCH_TEST_FSIZE=BYTES that process runs under a
 // file size limit (see limitFileSize), which must not be set on the test process itself: the
-// testing package writes its own files after the tests.
+// testing package writes its own files after the tests; with HCBENCH_TEST_PEAK_FILE=PATH it writes
+// its peak resident memory to PATH as it exits (measurePeak).
 func TestMain(m *testing.M) {
 	if os.Getenv("HCBENCH_TEST_MAIN") == "1" {
 		if err := limitFileSize(os.Getenv("HCBENCH_TEST_FSIZE")); err != nil {
 			fmt.Fprintln(os.Stderr, "hcbench test main:", err)
 			os.Exit(3)
 		}
-		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+		code := Main(os.Args[1:], os.Stdout, os.Stderr)
+		writePeak()
+		os.Exit(code)
 	}
 	// The tests do not run Main in this process: Ctrl-C and SIGTERM end it, as they end go test.
 	interrupt.Release()
