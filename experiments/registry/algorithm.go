@@ -55,11 +55,12 @@ type Algorithm struct {
 	Cost func(p Params, n int) float64
 }
 
-// ReferenceMachine is the machine whose seconds the algorithms' Cost estimates: each constant is
-// the median of seconds ÷ growth over tasks of hcbench run with workers 1, on Ginkgo jets of 8
-// to 32 leaves and Gaussian mixtures of 12 to 400 points (the exact methods to 19 and 18 leaves),
-// on the largest sizes where a fixed overhead no longer shows.
-const ReferenceMachine = "linux/amd64, 2 cores of an AMD EPYC (shared), Go 1.26"
+// ReferenceMachine is the machine whose seconds the algorithms' Cost estimates. The constants
+// are fitted to the task times of the shipped configs' runs there (go run ./internal/docnumbers,
+// whose plan.task-times table in docs/experiments.md sets each algorithm's measured task time
+// beside its Cost's), on the largest tasks where several sizes run; RBHC's and EMBHC's growth
+// comes from their benchmarks to a million points.
+const ReferenceMachine = "linux/amd64, 2 cores of an Intel Xeon (a shared VM), Go 1.26"
 
 // TaskSeconds is a's Cost for an item of n leaves; for an algorithm without one (a test-only
 // algorithm), a guess of 1 µs·n².

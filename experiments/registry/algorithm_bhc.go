@@ -16,8 +16,8 @@ func init() {
 		NewParams: func() Params { return &BHCParams{} },
 		Start:     Simple(solveBHC),
 		Memory:    func(p Params, s item.Size, n int) int64 { return pairMemory(p.(*BHCParams).ClusterModel, s, n) },
-		// Every pair's merge is scored once and kept in a heap: 2.3e-7 s·n².
-		Cost: func(_ Params, n int) float64 { return 2.3e-7 * square(n) },
+		// Every pair's merge is scored once and kept in a heap (bhcPairSeconds).
+		Cost: func(p Params, n int) float64 { return p.(*BHCParams).runs() * bhcPairSeconds * square(n) },
 	})
 }
 

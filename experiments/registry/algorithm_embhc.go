@@ -29,13 +29,15 @@ func init() {
 			}
 			return memory.Add(pairMemory(e.ClusterModel, s, max(min(e.M, n), greedy)), memory.Mul(embhcPointBytes, int64(n)))
 		},
-		// EM over m clusters, then RBHC within each: 3e-6 s·n·log₂ n; BHC's 2.3e-7 s·n² where it
-		// is BHC, or resolves its clusters by greedy BHC (resolve_m 0).
+		// EM over m clusters, then RBHC within each: 3e-6 s·n·log₂ n, never less than BHC on m
+		// points, so that the estimate does not fall as n grows; BHC's bhcPairSeconds·n² where
+		// it is BHC, or resolves its clusters by greedy BHC (resolve_m 0).
 		Cost: func(p Params, n int) float64 {
-			if e := p.(*EMBHCParams); e.M < 2 || e.M >= n || e.ResolveM == 0 {
-				return 2.3e-7 * square(n)
+			e := p.(*EMBHCParams)
+			if e.M < 2 || e.M >= n || e.ResolveM == 0 {
+				return bhcPairSeconds * square(n)
 			}
-			return 3e-6 * float64(n) * math.Log2(float64(n))
+			return max(3e-6*float64(n)*math.Log2(float64(n)), bhcPairSeconds*square(e.M))
 		},
 	})
 }

@@ -26,14 +26,14 @@ func init() {
 			return memory.Add(pairMemory(r.ClusterModel, s, r.Base*r.M), memory.Add(rbhcBytes, memory.Mul(rbhcPointBytes, int64(n))))
 		},
 		// BHC on subsamples of m, each point filtered down about log₂ n levels: 1.5e-6 s·n·log₂ n
-		// (BenchmarkRandomized*/base=4, 100k to 1M points, 4-D); where it is BHC, BHC's 2.3e-7 s·n²,
+		// (BenchmarkRandomized*/base=4, 100k to 1M points, 4-D); where it is BHC, BHC's bhcPairSeconds·n²,
 		// and never less than BHC on base·m points, so that the estimate does not fall as n grows.
 		Cost: func(p Params, n int) float64 {
 			r := p.(*RBHCParams)
 			if r.isBHC(n) {
-				return 2.3e-7 * square(n)
+				return bhcPairSeconds * square(n)
 			}
-			return max(1.5e-6*float64(n)*math.Log2(float64(n)), 2.3e-7*square(r.Base*r.M))
+			return max(1.5e-6*float64(n)*math.Log2(float64(n)), bhcPairSeconds*square(r.Base*r.M))
 		},
 	})
 }

@@ -25,7 +25,7 @@ func init() {
 		// from 8 to 26 leaves) until max_clusters bounds them (32 leaves took less than 26).
 		Cost: func(p Params, n int) float64 {
 			sp := p.(*SparseTrellisParams)
-			seeds := 3.3e-7 * float64(sp.BeamSize.Of(n)) * square(n)
+			seeds := beamSeconds * float64(sp.BeamSize.Of(n)) * square(n)
 			return seeds + 1.3e-7*min(math.Pow(float64(n), 5), 250*float64(sp.MaxClusters))
 		},
 	})

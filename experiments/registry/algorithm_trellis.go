@@ -96,13 +96,17 @@ func (p *TrellisParams) limit(run Run) int64 {
 	return memory.Budget()
 }
 
-// seconds estimates a trellis task on n leaves (Algorithm.Cost): every split of every subset,
-// 8.5e-9 s·3^n for a full pass at 17 to 19 leaves (6e-9 for mode map); the marginals take a
-// second pass twice as long, count_map_trees another.
+// seconds estimates a trellis task on n leaves (Algorithm.Cost), a pass on every core: every
+// subset's own work (its model's values, its row of the tables), 1.2e-6 s·2^n, which is most of
+// the time to 13 leaves, and every split of every subset, 2.3e-9 s·3^n from 16 to 20 leaves;
+// mode map 0.9e-6 s·2^n and 0.5e-9 s·3^n. The marginals take a second pass twice as long,
+// count_map_trees another. Fitted to the trellis tasks of the shipped configs, 5 to 20 leaves
+// (docs/experiments.md, plan.task-times): within a factor of 1.5 at every leaf count but 19
+// and 20 in mode map, where the splits outgrow the caches unevenly.
 func (p *TrellisParams) seconds(n int) float64 {
-	perSplit, passes := 8.5e-9, 1.0
+	perSubset, perSplit, passes := 1.2e-6, 2.3e-9, 1.0
 	if p.Mode == "map" {
-		perSplit = 6e-9
+		perSubset, perSplit = 0.9e-6, 0.5e-9
 	}
 	if p.Marginals > 0 {
 		passes += 2
@@ -110,7 +114,7 @@ func (p *TrellisParams) seconds(n int) float64 {
 	if p.CountMAPTrees {
 		passes++
 	}
-	return perSplit * passes * math.Pow(3, float64(n))
+	return passes * (perSubset*math.Pow(2, float64(n)) + perSplit*math.Pow(3, float64(n)))
 }
 
 // tables estimates the trellis's tables for n leaves (trellis.MemoryFor, with the subset memory
