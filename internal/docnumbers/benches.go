@@ -208,11 +208,7 @@ func beamBench(e *env) (string, error) {
 // machine gives: "0.29 s (the least of 5 runs of 5 iterations; the most 0.48 s)".
 func minOverRuns(group, name string) func(e *env) (string, error) {
 	return func(e *env) (string, error) {
-		b, err := e.bench(group)
-		if err != nil {
-			return "", err
-		}
-		ns, err := b.values(name, "sec/op")
+		b, ns, err := e.secPerOp(group, name)
 		if err != nil {
 			return "", err
 		}
@@ -224,11 +220,7 @@ func minOverRuns(group, name string) func(e *env) (string, error) {
 // rangeOverRuns renders the spread of a benchmark's sec/op over its runs.
 func rangeOverRuns(group, name string) func(e *env) (string, error) {
 	return func(e *env) (string, error) {
-		b, err := e.bench(group)
-		if err != nil {
-			return "", err
-		}
-		ns, err := b.values(name, "sec/op")
+		b, ns, err := e.secPerOp(group, name)
 		if err != nil {
 			return "", err
 		}

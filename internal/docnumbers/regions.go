@@ -51,6 +51,16 @@ func (e *env) bench(name string) (*benchRun, error) {
 	return b, nil
 }
 
+// secPerOp returns benchmark group's run and the sec/op of its benchmark name in each run.
+func (e *env) secPerOp(group, name string) (*benchRun, []float64, error) {
+	b, err := e.bench(group)
+	if err != nil {
+		return nil, nil, err
+	}
+	ns, err := b.values(name, "sec/op")
+	return b, ns, err
+}
+
 // regionTable is every region of the documentation, by name. A name in the documentation that
 // is not here, or an entry here that no page uses, is an error (TestRegionsAreUsed).
 func regionTable() map[string]region {
