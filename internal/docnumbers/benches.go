@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os/exec"
 	"path/filepath"
@@ -96,7 +97,22 @@ func runBench(ctx context.Context, root, workDir string, g benchGroup) (*benchRu
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		b.peakRSS = maxRSSBytes(ru)
 	}
-	r := benchfmt.NewReader(&stdout, g.name)
+	var err error
+	if b.results, err = parseBench(&stdout, g.name); err != nil {
+		return nil, err
+	}
+	if len(b.results) == 0 {
+		return nil, fmt.Errorf("%s printed no benchmark results:\n%s", g.command(), lastLines(stdout.String(), 10))
+	}
+	return b, nil
+}
+
+// parseBench reads benchmark output in the Go benchmark format. Each value is kept under the
+// unit the benchmark printed (ns/split) as well as under benchfmt's tidied one (sec/op for
+// ns/op), as regions ask for either.
+func parseBench(out io.Reader, fileName string) ([]benchResult, error) {
+	var results []benchResult
+	r := benchfmt.NewReader(out, fileName)
 	for r.Scan() {
 		res, ok := r.Result().(*benchfmt.Result)
 		if !ok {
@@ -109,16 +125,13 @@ func runBench(ctx context.Context, root, workDir string, g benchGroup) (*benchRu
 		vals := map[string]float64{}
 		for _, v := range res.Values {
 			vals[v.Unit] = v.Value
+			if v.OrigUnit != "" {
+				vals[v.OrigUnit] = v.OrigValue
+			}
 		}
-		b.results = append(b.results, benchResult{name: name, values: vals})
+		results = append(results, benchResult{name: name, values: vals})
 	}
-	if err := r.Err(); err != nil {
-		return nil, err
-	}
-	if len(b.results) == 0 {
-		return nil, fmt.Errorf("%s printed no benchmark results:\n%s", g.command(), lastLines(stdout.String(), 10))
-	}
-	return b, nil
+	return results, r.Err()
 }
 
 // secondsRange writes the spread of a benchmark's sec/op over its runs: "4.6–4.8 s", or one time

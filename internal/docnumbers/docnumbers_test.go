@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -207,5 +208,19 @@ func TestNoTimeClaimsOutsideRegions(t *testing.T) {
 				t.Errorf("%s:%d: %q reads as a measured time or memory outside a numbers region: put it in one (internal/docnumbers) or say it is a setting", rel, i+1, l[m[0]:m[1]])
 			}
 		}
+	}
+}
+
+// TestParseBench: a benchmark's values are found under the units it printed (ns/split) and under
+// benchfmt's (sec/op), without the -GOMAXPROCS suffix in the name.
+func TestParseBench(t *testing.T) {
+	out := "goos: linux\ngoarch: amd64\npkg: x\nBenchmarkTrellis/N=20/logZ+MAP-2   \t       1\t5638082 ns/op\t        2.55 ns/split\nPASS\n"
+	rs, err := parseBench(strings.NewReader(out), "out")
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("parseBench: %v, %d results", err, len(rs))
+	}
+	r := rs[0]
+	if r.name != "Trellis/N=20/logZ+MAP" || r.values["ns/split"] != 2.55 || math.Abs(r.values["sec/op"]-5638082e-9) > 1e-15 {
+		t.Errorf("parseBench: %+v", r)
 	}
 }
