@@ -144,19 +144,18 @@ func update(ctx context.Context, o options) error {
 			}
 		}
 	}
-	texts, err := render(e, selected)
-	if err != nil {
-		return err
-	}
+	// A region that fails to render is named at the end; the others are written all the same,
+	// so that one renderer's mistake does not throw away a long run's numbers.
+	texts, renderErr := render(e, selected)
 	if o.check {
 		diffs := differences(pages, texts)
 		for _, d := range diffs {
 			fmt.Fprintln(o.out, d)
 		}
 		if len(diffs) > 0 {
-			return errDiffers
+			return errors.Join(renderErr, errDiffers)
 		}
-		return nil
+		return renderErr
 	}
 	for _, p := range pages {
 		if n := rewrite(p.text, texts); n != p.text {
@@ -166,7 +165,7 @@ func update(ctx context.Context, o options) error {
 			fmt.Fprintf(o.log, "docnumbers: rewrote %s\n", p.file)
 		}
 	}
-	return nil
+	return renderErr
 }
 
 // needs lists the configs and benchmark groups that regions read, each once, in table order.
@@ -204,25 +203,30 @@ func lookupGroup(name string) (benchGroup, bool) {
 	return benchGroup{}, false
 }
 
-// render computes the text of each region.
+// render computes the text of each region. A region that fails is left out of the texts and named
+// in the error, which joins every failure.
 func render(e *env, regions []region) (map[string]string, error) {
 	texts := map[string]string{}
+	var errs []error
+regions:
 	for _, r := range regions {
 		for _, run := range e.runs {
 			run.gaps = nil
 		}
 		t, err := r.render(e)
 		if err != nil {
-			return nil, fmt.Errorf("numbers:%s: %w", r.name, err)
+			errs = append(errs, fmt.Errorf("numbers:%s: %w", r.name, err))
+			continue
 		}
 		for _, c := range r.configs {
 			if run := e.runs[c]; run != nil && len(run.gaps) > 0 {
-				return nil, fmt.Errorf("numbers:%s: %s", r.name, strings.Join(run.gaps, "; "))
+				errs = append(errs, fmt.Errorf("numbers:%s: %s", r.name, strings.Join(run.gaps, "; ")))
+				continue regions
 			}
 		}
 		texts[r.name] = t
 	}
-	return texts, nil
+	return texts, errors.Join(errs...)
 }
 
 // A page is a documentation file, by its path from the module root.
