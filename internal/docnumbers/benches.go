@@ -134,7 +134,7 @@ func parseBench(out io.Reader, fileName string) ([]benchResult, error) {
 	return results, r.Err()
 }
 
-// secondsRange writes the spread of a benchmark's sec/op over its runs: "4.6–4.8 s", or one time
+// secondsRange writes the spread of a benchmark's ns/op over its runs: "4.6–4.8 s", or one time
 // when they agree to the precision written.
 func secondsRange(ns []float64) string {
 	lo, hi := plan.FormatSeconds(slices.Min(ns)/1e9), plan.FormatSeconds(slices.Max(ns)/1e9)
@@ -177,7 +177,7 @@ func trellisBenchTable(e *env) (string, error) {
 		row := []string{fmt.Sprint(n)}
 		for _, mode := range []string{"logZ+MAP", "MAP"} {
 			name := fmt.Sprintf("Trellis/N=%d/%s", n, mode)
-			ns, err := b.values(name, "sec/op")
+			ns, err := b.values(name, "ns/op")
 			if err != nil {
 				return "", err
 			}
@@ -208,7 +208,7 @@ func beamBench(e *env) (string, error) {
 	}
 	var all []float64
 	for _, d := range []string{"structure", "float"} {
-		ns, err := b.values("Beam/N=20/B=190/"+d, "sec/op")
+		ns, err := b.values("Beam/N=20/B=190/"+d, "ns/op")
 		if err != nil {
 			return "", err
 		}
@@ -217,11 +217,11 @@ func beamBench(e *env) (string, error) {
 	return fmt.Sprintf("N = 20 with B = 190 takes %s (`%s`, either rule)", secondsRange(all), b.group.command()), nil
 }
 
-// minOverRuns renders a benchmark's least sec/op over its runs and its greatest, which a busy
+// minOverRuns renders a benchmark's least ns/op over its runs and its greatest, which a busy
 // machine gives: "0.29 s (the least of 5 runs of 5 iterations; the most 0.48 s)".
 func minOverRuns(group, name string) func(e *env) (string, error) {
 	return func(e *env) (string, error) {
-		b, ns, err := e.secPerOp(group, name)
+		b, ns, err := e.nsPerOp(group, name)
 		if err != nil {
 			return "", err
 		}
@@ -230,10 +230,10 @@ func minOverRuns(group, name string) func(e *env) (string, error) {
 	}
 }
 
-// rangeOverRuns renders the spread of a benchmark's sec/op over its runs.
+// rangeOverRuns renders the spread of a benchmark's ns/op over its runs.
 func rangeOverRuns(group, name string) func(e *env) (string, error) {
 	return func(e *env) (string, error) {
-		b, ns, err := e.secPerOp(group, name)
+		b, ns, err := e.nsPerOp(group, name)
 		if err != nil {
 			return "", err
 		}

@@ -211,8 +211,9 @@ func TestNoTimeClaimsOutsideRegions(t *testing.T) {
 	}
 }
 
-// TestParseBench: a benchmark's values are found under the units it printed (ns/split) and under
-// benchfmt's (sec/op), without the -GOMAXPROCS suffix in the name.
+// TestParseBench: a benchmark's values are found under the units it printed (ns/op, ns/split),
+// which the regions read, and under benchfmt's (sec/op), without the -GOMAXPROCS suffix in the
+// name.
 func TestParseBench(t *testing.T) {
 	out := "goos: linux\ngoarch: amd64\npkg: x\nBenchmarkTrellis/N=20/logZ+MAP-2   \t       1\t5638082 ns/op\t        2.55 ns/split\nPASS\n"
 	rs, err := parseBench(strings.NewReader(out), "out")
@@ -220,7 +221,7 @@ func TestParseBench(t *testing.T) {
 		t.Fatalf("parseBench: %v, %d results", err, len(rs))
 	}
 	r := rs[0]
-	if r.name != "Trellis/N=20/logZ+MAP" || r.values["ns/split"] != 2.55 || math.Abs(r.values["sec/op"]-5638082e-9) > 1e-15 {
+	if r.name != "Trellis/N=20/logZ+MAP" || r.values["ns/split"] != 2.55 || r.values["ns/op"] != 5638082 || math.Abs(r.values["sec/op"]-5638082e-9) > 1e-15 {
 		t.Errorf("parseBench: %+v", r)
 	}
 }

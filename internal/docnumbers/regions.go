@@ -51,13 +51,13 @@ func (e *env) bench(name string) (*benchRun, error) {
 	return b, nil
 }
 
-// secPerOp returns benchmark group's run and the sec/op of its benchmark name in each run.
-func (e *env) secPerOp(group, name string) (*benchRun, []float64, error) {
+// nsPerOp returns benchmark group's run and the ns/op of its benchmark name in each run.
+func (e *env) nsPerOp(group, name string) (*benchRun, []float64, error) {
 	b, err := e.bench(group)
 	if err != nil {
 		return nil, nil, err
 	}
-	ns, err := b.values(name, "sec/op")
+	ns, err := b.values(name, "ns/op")
 	return b, ns, err
 }
 
