@@ -12,7 +12,7 @@ type manualNumber struct {
 var manualNumbers = []manualNumber{
 	{
 		name:   "reference.trellis-python",
-		text:   "4.7 CPU-seconds at N = 10 and 228 at N = 12 (measured by hand on the 2-core machine of this page, 2026-11)",
+		text:   "4.7 CPU-seconds at N = 10 and 228 at N = 12 (measured by hand on a 2-core AMD EPYC VM, 2026-11, not the machine of the table below)",
 		source: "ClusterTrellis at ab931e8 (github.com/SebastianMacaluso/ClusterTrellis), its trellis on one Ginkgo jet of 10 and of 12 leaves, timed with /usr/bin/time under Python 3.11 and numpy 1.24.2",
 	},
 	{
@@ -22,12 +22,12 @@ var manualNumbers = []manualNumber{
 	},
 	{
 		name:   "reference.bhc",
-		text:   "we measured Bioconductor's C++ on the same machine at 7.0 s for n = 1000 (12 binary features, one run at fixed cc) and pyBHC at 80.2 s for n = 100 (2-D); pyBHC took 13.4 s on our 100-point 4-D reference run (by hand, 2026-11)",
+		text:   "we measured Bioconductor's C++ on a 2-core AMD EPYC VM (by hand, 2026-11; not the machine of the benchmarks here) at 7.0 s for n = 1000 (12 binary features, one run at fixed cc) and pyBHC at 80.2 s for n = 100 (2-D); pyBHC took 13.4 s on our 100-point 4-D reference run",
 		source: "Bioconductor BHC (R package BHC, bhc() with fixed cc) on 1000 rows of 12 binary features; stuartsale/pyBHC at 3c1ac0f on 100 2-D points and on the 100-point 4-D mixture of TestMixture100MatchesPyBHC; wall time on the 2-core development VM",
 	},
 	{
 		name:   "reference.brt",
-		text:   "we measured caponetto's BRT on the same machine at 6.62 s for n = 100 and 208.7 s for n = 300 (2-D) (by hand, 2026-11)",
+		text:   "we measured caponetto's BRT on a 2-core AMD EPYC VM at 6.62 s for n = 100 and 208.7 s for n = 300 (2-D) (by hand, 2026-11; not the machine of the benchmarks here)",
 		source: "caponetto/bayesian-hierarchical-clustering at d6659b3, its rose-tree clustering on 100 and 300 2-D points, wall time on the 2-core development VM",
 	},
 	{
