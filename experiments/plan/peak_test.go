@@ -165,7 +165,7 @@ const maxEstimateRatio = 1.5
 // regular expression in HCBENCH_PEAK_CONFIGS, as `hcbench run` does (the config's workers, else
 // one per core), and checks its estimate against the peak resident memory of the run as
 // TestPeakWithinEstimate does. It prints the table config | estimate | peak RSS | ratio in
-// Markdown. Opt-in: the configs take about an hour on 2 cores; .ci/memory runs them all.
+// Markdown. Opt-in, as every config runs in full; .ci/memory runs them all.
 func TestShippedConfigsPeak(t *testing.T) {
 	pattern := os.Getenv("HCBENCH_PEAK_CONFIGS")
 	if pattern == "" {
