@@ -28,14 +28,7 @@ func TestDocumentedNumbers(t *testing.T) {
 	for _, f := range []string{"pam50/220arrays_nonUBCcommon+12normal_50g.txt", "uci/digits.csv.gz", "uci/iris.csv", "uci/wine_data.csv"} {
 		datatest.Path(t, f)
 	}
-	root, err := moduleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pages, err := readPages(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, pages := modulePages(t)
 	var regions []region
 	for _, name := range regionNames(regionTable()) {
 		r := regionTable()[name]
@@ -50,9 +43,11 @@ func TestDocumentedNumbers(t *testing.T) {
 	c := &configRunner{root: root, data: datatest.Dir(t), workDir: t.TempDir()}
 	e := &env{runs: map[string]*configRun{}, machine: thisMachine(time.Now())}
 	for _, name := range configs {
-		if e.runs[name], err = c.run(t.Context(), name); err != nil {
+		run, err := c.run(t.Context(), name)
+		if err != nil {
 			t.Fatal(err)
 		}
+		e.runs[name] = run
 	}
 	texts, err := render(e, regions)
 	if err != nil {
@@ -137,14 +132,7 @@ func TestMarkers(t *testing.T) {
 // TestRegionsAreUsed: every region of the table is on a page, and every region a page names is
 // in the table.
 func TestRegionsAreUsed(t *testing.T) {
-	root, err := moduleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pages, err := readPages(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, pages := modulePages(t)
 	if err := checkNames(pages, regionTable()); err != nil {
 		t.Error(err)
 	}
@@ -224,4 +212,18 @@ func TestParseBench(t *testing.T) {
 	if r.name != "Trellis/N=20/logZ+MAP" || r.values["ns/split"] != 2.55 || r.values["ns/op"] != 5638082 || math.Abs(r.values["sec/op"]-5638082e-9) > 1e-15 {
 		t.Errorf("parseBench: %+v", r)
 	}
+}
+
+// modulePages returns the module root and its documentation pages with their regions.
+func modulePages(t *testing.T) (string, []page) {
+	t.Helper()
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := readPages(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, pages
 }
