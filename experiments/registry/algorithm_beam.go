@@ -18,7 +18,9 @@ func init() {
 		Memory:     func(p Params, _ item.Size, n int) int64 { return beamBytes(p.(*BeamParams).BeamSize, n) },
 		MemoryHint: "lower beam_size, or use smaller items (points, rows, subsamples)",
 		// B partial hierarchies, each scoring its n² candidate merges a level (beamSeconds).
-		Cost: func(p Params, n int) float64 { return beamSeconds * float64(p.(*BeamParams).BeamSize.Of(n)) * square(n) },
+		Cost: func(p Params, n int) float64 {
+			return beamSeconds * float64(p.(*BeamParams).BeamSize.Of(n)) * square(n)
+		},
 	})
 }
 
