@@ -325,6 +325,10 @@ func (c *Config) Resolved() ([]byte, error) {
 		if a.Repeat > 1 {
 			appendKV(m, "repeat", a.Repeat)
 		}
+		// max_leaves likewise only when set: it is new, and 0 leaves the tasks as they were.
+		if a.MaxLeaves > 0 {
+			appendKV(m, "max_leaves", a.MaxLeaves)
+		}
 		appendStruct(m, reflect.ValueOf(a.Params).Elem())
 		as.Content = append(as.Content, m)
 	}

@@ -498,7 +498,7 @@ func (d *decoder) algorithms(cfg *Config, root *yaml.Node, top keyLines) {
 			typ := reflect.TypeOf(params).Elem()
 			a.lines = d.mapping(n, params, path, keysExcept(n, typ)...)
 			a.Params = params
-			a.Name, a.Label, a.Datasets, a.Repeat = keys.Name, keys.Label, keys.Datasets, keys.Repeat
+			a.Name, a.Label, a.Datasets, a.Repeat, a.MaxLeaves = keys.Name, keys.Label, keys.Datasets, keys.Repeat, keys.MaxLeaves
 			if !a.lines.has("label") {
 				a.Label = a.Name
 			}

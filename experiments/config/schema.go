@@ -7,6 +7,7 @@ package config
 import (
 	"fmt"
 	"runtime"
+	"slices"
 
 	"github.com/hcbench/hcbench/datasets/datadir"
 	"github.com/hcbench/hcbench/experiments/registry"
@@ -122,6 +123,10 @@ type Algorithm struct {
 	Label string
 	// Datasets are the data sets the variant runs on; empty means all.
 	Datasets []string
+	// MaxLeaves bounds the items the variant runs on (0: no bound): an item whose leaf count
+	// its source knows before loading it (registry.Data.Leaves) and that has more leaves gets
+	// no task, and the plan says so; an item whose size is known only once loaded is not left out.
+	MaxLeaves int
 	// Repeat is how many times the variant runs on each item (repeat:, else Options.Repeat, the
 	// -count flag, else 1), each run checked to give the same result; the record keeps every
 	// run's time.
@@ -136,12 +141,18 @@ type Algorithm struct {
 	lines keyLines
 }
 
+// RunsOnDataset reports whether the variant runs on data set name (its datasets key).
+func (a *Algorithm) RunsOnDataset(name string) bool {
+	return len(a.Datasets) == 0 || slices.Contains(a.Datasets, name)
+}
+
 // algorithmKeys are the keys every algorithm mapping has.
 type algorithmKeys struct {
-	Name     string   `yaml:"name" required:"true" help:"the algorithm"`
-	Label    string   `yaml:"label" help:"names this variant in results and reports; default: the name; must be unique"`
-	Datasets []string `yaml:"datasets" help:"run this variant only on these data sets (names); default: all of them"`
-	Repeat   int      `yaml:"repeat" default:"1" help:"times the variant runs on each item, 1 to 1000 (run -count K sets it for entries without repeat). Every run must give the same tree and numbers (else the task fails: the algorithm is not deterministic); the record keeps each run's time (times) and their median (seconds), bench.txt a line per run. Memory estimates do not change; an external program's timeout applies to each run"`
+	Name      string   `yaml:"name" required:"true" help:"the algorithm"`
+	Label     string   `yaml:"label" help:"names this variant in results and reports; default: the name; must be unique"`
+	Datasets  []string `yaml:"datasets" help:"run this variant only on these data sets (names); default: all of them"`
+	MaxLeaves int      `yaml:"max_leaves" default:"0" help:"run this variant only on the items of at most this many leaves (points), where their source knows the size before loading them (clustbench); the others get no task, the plan lists them, and the comparison report counts them as not run; 0: no bound"`
+	Repeat    int      `yaml:"repeat" default:"1" help:"times the variant runs on each item, 1 to 1000 (run -count K sets it for entries without repeat). Every run must give the same tree and numbers (else the task fails: the algorithm is not deterministic); the record keeps each run's time (times) and their median (seconds), bench.txt a line per run. Memory estimates do not change; an external program's timeout applies to each run"`
 }
 
 // MaxRepeat bounds repeat and -count: a thousand timings of a task are more than any timing

@@ -67,6 +67,9 @@ func (d *decoder) validate(cfg *Config, top keyLines) {
 				}
 			}
 		}
+		if a.MaxLeaves < 0 {
+			v.bad("max_leaves", "must be 0 (no bound) or a number of leaves, got %d", a.MaxLeaves)
+		}
 		if a.Repeat < 1 || a.Repeat > MaxRepeat {
 			v.bad("repeat", "must be 1 to %d, got %d", MaxRepeat, a.Repeat)
 		}

@@ -31,6 +31,7 @@ type Dataset struct {
 	ids      []string
 	params   map[string]any
 	hasTruth func(i int) bool
+	leaves   func(i int) int
 	load     func(ctx context.Context, i int) (*item.Item, error)
 	size     item.Size
 	file     *FileSum
@@ -64,6 +65,15 @@ func (d *Dataset) Len() int { return len(d.ids) }
 
 // ID returns the id of item i: its id in the data file where it has one, else its 0-based index.
 func (d *Dataset) ID(i int) string { return d.ids[i] }
+
+// Leaves returns the number of leaves of item i as its source knows it before loading it, 0 when
+// it cannot tell.
+func (d *Dataset) Leaves(i int) int {
+	if d.leaves == nil {
+		return 0
+	}
+	return d.leaves(i)
+}
 
 // HasTruth reports whether item i has a generating tree.
 func (d *Dataset) HasTruth(i int) bool { return d.hasTruth(i) }
@@ -125,7 +135,7 @@ func Open(ctx context.Context, cfg *config.Config, ds config.Dataset) (*Dataset,
 	if err != nil {
 		return nil, inDataset(ds.Name, err)
 	}
-	d.ids, d.hasTruth, d.load, d.size = data.IDs, data.HasTruth, data.Load, data.Size
+	d.ids, d.hasTruth, d.load, d.size, d.leaves = data.IDs, data.HasTruth, data.Load, data.Size, data.Leaves
 	d.seed, d.orderName = cfg.Seed, cmp.Or(data.OrderName, ds.Name)
 	return d, nil
 }

@@ -47,9 +47,9 @@ func (p *Plan) Costs(keep func(k int) bool) []Cost {
 			continue
 		}
 		kk := key{t.Dataset, t.Algorithm.Label}
+		s := t.Dataset.Size()
 		i, ok := at[kk]
 		if !ok {
-			s := t.Dataset.Size()
 			lo, hi := max(s.MinLeaves, 1), s.MaxLeaves
 			if hi == 0 {
 				hi = typicalLeaves(s)
@@ -59,10 +59,27 @@ func (p *Plan) Costs(keep func(k int) bool) []Cost {
 			at[kk] = i
 			secs, mem := expectedTask(t.Algorithm, s, lo, hi)
 			perTask[kk] = secs
-			out = append(out, Cost{Dataset: t.Dataset.Name, Algorithm: t.Algorithm.Label, MinLeaves: lo, MaxLeaves: hi, Memory: mem})
+			c := Cost{Dataset: t.Dataset.Name, Algorithm: t.Algorithm.Label, MinLeaves: lo, MaxLeaves: hi, Memory: mem}
+			if t.Dataset.Leaves(t.Item) > 0 {
+				// Items of known sizes (each a data set of its own, from 1,000 to 100,000
+				// points) are costed one by one below, over the items that have tasks.
+				c.MinLeaves, c.MaxLeaves, c.Memory = 0, 0, 0
+			}
+			out = append(out, c)
 		}
-		out[i].Tasks++
-		out[i].Seconds += perTask[kk]
+		c := &out[i]
+		c.Tasks++
+		if n := t.Dataset.Leaves(t.Item); n > 0 {
+			secs, mem := expectedTask(t.Algorithm, s, n, n)
+			c.Seconds += secs
+			c.Memory = max(c.Memory, mem)
+			if c.MinLeaves == 0 || n < c.MinLeaves {
+				c.MinLeaves = n
+			}
+			c.MaxLeaves = max(c.MaxLeaves, n)
+			continue
+		}
+		c.Seconds += perTask[kk]
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -299,7 +300,7 @@ func textSize(path string, size int64) int64 {
 func runsOn(cfg *config.Config, ds config.Dataset, truth bool) int {
 	n := 0
 	for _, a := range cfg.Algorithms {
-		if len(a.Datasets) > 0 && !slices.Contains(a.Datasets, ds.Name) || a.Name == registry.Truth && !truth {
+		if !a.RunsOnDataset(ds.Name) || a.Name == registry.Truth && !truth {
 			continue
 		}
 		n++
@@ -386,7 +387,7 @@ func (p *Plan) layouts() []reports.Layout {
 		s := d.Size()
 		l := reports.Layout{Leaves: typicalLeaves(s), Labelled: !s.Jets}
 		for _, a := range p.Config.Algorithms {
-			if len(a.Datasets) > 0 && !slices.Contains(a.Datasets, d.Name) || a.Name == registry.Truth {
+			if !a.RunsOnDataset(d.Name) || a.Name == registry.Truth {
 				continue
 			}
 			l.Trees++
@@ -417,11 +418,21 @@ func (p *Plan) CheckMemory(workers int, inShard func(k int) bool) (Estimate, err
 func feasibility(cfg *config.Config, ds []*inputs.Dataset) (problems []error, warnings []string) {
 	for _, a := range cfg.Algorithms {
 		for _, d := range ds {
-			if len(a.Datasets) > 0 && !slices.Contains(a.Datasets, d.Name) {
+			if !a.RunsOnDataset(d.Name) {
 				continue
 			}
 			s := d.Size()
 			if s.Items == 0 {
+				continue
+			}
+			if d.Leaves(0) > 0 {
+				problem, warning := itemsLeftOut(cfg, a, d)
+				if problem != "" {
+					problems = append(problems, config.Problem{File: cfg.Path, Line: a.Line, Msg: problem})
+				}
+				if warning != "" {
+					warnings = append(warnings, warning)
+				}
 				continue
 			}
 			why := func(n int) string { return cannotRun(a, s, n) }
@@ -439,6 +450,49 @@ func feasibility(cfg *config.Config, ds []*inputs.Dataset) (problems []error, wa
 		}
 	}
 	return problems, warnings
+}
+
+// leftOut says why variant a gets no task on item i of data set d, whose size its source knows
+// before loading it: more leaves than its max_leaves, or than it can run on (cannotRun); ""
+// when it runs, or when the size is known only once the item is loaded.
+func leftOut(a config.Algorithm, d *inputs.Dataset, i int) string {
+	n := d.Leaves(i)
+	switch {
+	case n == 0:
+		return ""
+	case a.MaxLeaves > 0 && n > a.MaxLeaves:
+		return fmt.Sprintf("%d leaves, more than its max_leaves %d", n, a.MaxLeaves)
+	}
+	return cannotRun(a, d.Size(), n)
+}
+
+// itemsLeftOut is feasibility for a data set whose items' sizes are known before loading: a
+// problem when variant a runs on none of its items, a warning naming those it leaves out.
+func itemsLeftOut(cfg *config.Config, a config.Algorithm, d *inputs.Dataset) (problem, warning string) {
+	var out []string
+	first := ""
+	for i := range d.Len() {
+		if why := leftOut(a, d, i); why != "" {
+			out = append(out, fmt.Sprintf("%s (%d leaves)", d.ID(i), d.Leaves(i)))
+			first = cmp.Or(first, why)
+		}
+	}
+	switch {
+	case len(out) == 0:
+		return "", ""
+	case len(out) == d.Len():
+		return fmt.Sprintf("algorithms[%d] (%s) runs on no item of data set %s: %s", a.Index, a.Label, d.Name, first), ""
+	}
+	return "", fmt.Sprintf("%s:%d: algorithms[%d] (%s) gets no task on %d of the %d items of data set %s: %s; the first: %s",
+		cfg.Path, a.Line, a.Index, a.Label, len(out), d.Len(), d.Name, firstItems(out, 5), first)
+}
+
+// firstItems lists the first max of names, and how many more there are.
+func firstItems(names []string, max int) string {
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }
 
 // unboundedLeaves is the leaf count at which feasibility warns about data sets whose items have

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"text/tabwriter"
 
 	"github.com/hcbench/hcbench/experiments/config"
@@ -90,7 +89,7 @@ func NewShard(ctx context.Context, cfg *config.Config, shards int) (*Plan, error
 	for _, d := range p.Datasets {
 		for i := range d.Len() {
 			for _, a := range cfg.Algorithms {
-				if a.Name == registry.Truth && !d.HasTruth(i) || len(a.Datasets) > 0 && !slices.Contains(a.Datasets, d.Name) {
+				if a.Name == registry.Truth && !d.HasTruth(i) || !a.RunsOnDataset(d.Name) || leftOut(a, d, i) != "" {
 					continue
 				}
 				p.Tasks = append(p.Tasks, Task{Key: Key(d.Name, d.ID(i), a.Label), Dataset: d, Item: i, Algorithm: a})

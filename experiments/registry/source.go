@@ -86,6 +86,10 @@ type Data struct {
 	// independent: item i is the same whatever else is loaded.
 	Load func(ctx context.Context, i int) (*item.Item, error)
 	Size item.Size
+	// Leaves returns the number of leaves of item i before it is loaded, 0 where the source
+	// cannot tell; nil: it never can. The plan leaves out the tasks whose algorithm cannot run
+	// on an item of that size (max_leaves, its memory), and sizes their costs by it.
+	Leaves func(i int) int
 	// OrderName names the random streams that draw the order in which the items' leaves are
 	// given to the algorithms (OrderKey); "" means the data set's name. Tables of vectors give
 	// their sample_key, so that data sets that draw the same rows also give them in the same
