@@ -53,13 +53,25 @@ const pngDPI = 200
 
 // saveFigure draws a w × h figure with paint and writes it as base.png (pngDPI) and base.svg.
 func saveFigure(w, h vg.Length, base string, paint func(draw.Canvas)) ([]string, error) {
+	return saveFigureAs(w, h, base, []string{".png", ".svg"}, paint)
+}
+
+// saveFigureAs draws a w × h figure with paint once per format and writes it as base+ext for each
+// of exts, in order: ".png" (pngDPI), ".svg" or ".pdf" (vector, fonts embedded: pdfCanvas).
+// The reports' figures are PNG and SVG (saveFigure); the journal figures (journal.go) add the PDF.
+func saveFigureAs(w, h vg.Length, base string, exts []string, paint func(draw.Canvas)) ([]string, error) {
 	var files []string
-	for _, ext := range []string{".png", ".svg"} {
+	for _, ext := range exts {
 		var c vg.CanvasWriterTo
-		if ext == ".png" {
+		switch ext {
+		case ".png":
 			c = vgimg.PngCanvas{Canvas: pngCanvas(w, h)}
-		} else {
+		case ".svg":
 			c = vgsvg.New(w, h)
+		case ".pdf":
+			c = newPDFCanvas(w, h)
+		default:
+			return files, fmt.Errorf("figure %s: no format %q", base, ext)
 		}
 		dc := draw.New(c)
 		// The PNG canvas starts transparent, and gonum's plots fill only their own area.
