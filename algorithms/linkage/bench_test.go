@@ -36,8 +36,9 @@ func TestUniformPoints(t *testing.T) {
 }
 
 // BenchmarkLinkage is every method on n points uniform in the unit square, from the points to
-// the tree: the Euclidean distances, then Run (single linkage also without distances, by
-// SingleEuclidean), as fastcluster.linkage(X, method) and scipy's linkage(X, method) time them.
+// the tree: the Euclidean distances, then Run, as fastcluster.linkage(X, method) and scipy's
+// linkage(X, method) time them; and without distances, by Vectors, as
+// fastcluster.linkage_vector(X, method) times it.
 // testdata/compare.py runs them beside fastcluster and scipy.
 func BenchmarkLinkage(b *testing.B) {
 	for _, n := range []int{5000, 20000} {
@@ -55,15 +56,23 @@ func BenchmarkLinkage(b *testing.B) {
 				}
 			})
 		}
-		b.Run(fmt.Sprintf("n=%d/single-vectors", n), func(b *testing.B) { benchmarkSingleEuclidean(b, x) })
+		b.Run(fmt.Sprintf("n=%d/single-vectors", n), func(b *testing.B) { benchmarkVectors(b, x, Single) })
+		for _, m := range []Method{Ward, Centroid, Median} {
+			b.Run(fmt.Sprintf("n=%d/%v-vectors", n, m), func(b *testing.B) { benchmarkVectors(b, x, m) })
+		}
 	}
-	// 200,000 points: 20 billion pairs, no distance array (160 GB).
-	b.Run("n=200000/single-vectors", func(b *testing.B) { benchmarkSingleEuclidean(b, uniformPoints(200000, 2, 1)) })
+	// 100,000 and 200,000 points: 5 and 20 billion pairs, no distance array (40 and 160 GB).
+	for _, n := range []int{100000, 200000} {
+		for _, m := range []Method{Single, Ward} {
+			b.Run(fmt.Sprintf("n=%d/%v-vectors", n, m), func(b *testing.B) { benchmarkVectors(b, uniformPoints(n, 2, 1), m) })
+		}
+	}
 }
 
-func benchmarkSingleEuclidean(b *testing.B, x [][]float64) {
+// benchmarkVectors times Vectors (SingleEuclidean for Single) on x.
+func benchmarkVectors(b *testing.B, x [][]float64, m Method) {
 	for b.Loop() {
-		if _, _, err := SingleEuclidean(context.Background(), x); err != nil {
+		if _, _, err := Vectors(context.Background(), x, m); err != nil {
 			b.Fatal(err)
 		}
 	}

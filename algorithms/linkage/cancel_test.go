@@ -33,6 +33,13 @@ func TestCancelLatency(t *testing.T) {
 			})
 		}
 	})
+	t.Run("ward-vectors", func(t *testing.T) {
+		x := points(rng, 60000, 2, 0)
+		canceltest.Run(t, "Ward linkage of vectors, n = 60000", delay, func(ctx context.Context) error {
+			_, _, err := Vectors(ctx, x, Ward)
+			return err
+		})
+	})
 	t.Run("single-euclidean", func(t *testing.T) {
 		x := points(rng, 60000, 2, 0)
 		canceltest.Run(t, "SingleEuclidean, n = 60000", delay, func(ctx context.Context) error {

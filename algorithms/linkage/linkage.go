@@ -1,5 +1,5 @@
-// Package linkage is classical agglomerative clustering: single, complete, average (UPGMA) and
-// Ward linkage. The first three are the baselines of the BHC paper (Table 1,
+// Package linkage is classical agglomerative clustering: single, complete, average (UPGMA),
+// Ward, centroid (UPGMC) and median (WPGMC) linkage. The first three are the baselines of the BHC paper (Table 1,
 // ../shared/design/bayesian.md §11.1), and average linkage is the greedy baseline of the
 // AstarTrellis code for the cancer-genomics experiment (../shared/design/pam50.md §4).
 //
@@ -8,7 +8,9 @@
 // distance array of n(n−1)/2 float64 and no n×n matrix: the nearest-neighbour chain for average,
 // complete and Ward linkage, with the Lance–Williams updates written into the array in place,
 // and Prim's minimum spanning tree for single linkage. SingleEuclidean computes single linkage
-// of feature vectors without any distance array, in O(n) memory.
+// of feature vectors without any distance array, in O(n) memory, and Vectors Ward, centroid and
+// median linkage of feature vectors from their centroids, in O(n·dims) memory (fastcluster's
+// linkage_vector).
 //
 // Trees are numbered as scipy's linkage matrix Z and tree.FromMerges number them: the leaves
 // 0..n−1 in input order, and merge k, the k-th in order of height, creates node n+k with
@@ -57,9 +59,14 @@ const (
 	// the form scipy evaluates it (on the Euclidean distances, squaring and taking the root at
 	// each update). It needs Euclidean distances between vectors.
 	Ward
+	// Centroid (UPGMC) is the distance ‖c_A − c_B‖ of the centroids. Only Vectors computes it.
+	Centroid
+	// Median (WPGMC) is Centroid with a merged cluster's centre at the midpoint of its parts'
+	// centres, whatever their sizes. Only Vectors computes it.
+	Median
 )
 
-// String returns "average", "single", "complete" or "ward".
+// String returns "average", "single", "complete", "ward", "centroid" or "median".
 func (m Method) String() string {
 	switch m {
 	case Average:
@@ -70,6 +77,10 @@ func (m Method) String() string {
 		return "complete"
 	case Ward:
 		return "ward"
+	case Centroid:
+		return "centroid"
+	case Median:
+		return "median"
 	}
 	return fmt.Sprintf("Method(%d)", int(m))
 }
@@ -96,6 +107,9 @@ func (m Method) String() string {
 func Run(ctx context.Context, n int, d []float64, m Method) (*tree.Tree, []float64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
+	}
+	if m == Centroid || m == Median {
+		return nil, nil, fmt.Errorf("linkage: %v linkage needs the vectors (Vectors), not their distances", m)
 	}
 	if m < Average || m > Ward {
 		return nil, nil, fmt.Errorf("linkage: unknown method %d", int(m))

@@ -322,7 +322,8 @@ func TestAgainstScipyTranscription(t *testing.T) {
 // bruteForce is the textbook O(n³) agglomerative algorithm: merge the closest pair of current
 // clusters, the first in (position, position) order of a list in which merged clusters are
 // appended, and update distances by Lance–Williams, Ward in its usual form on squared
-// distances. Without ties it must give Run's tree, heights within rounding.
+// distances (centroid and median too, the merges then in the order made, not sorted). Without
+// ties it must give Run's and Vectors' trees, heights within rounding.
 func bruteForce(d [][]float64, m Method) ([][2]int, []float64) {
 	n := len(d)
 	type cluster struct{ id, size int }
@@ -331,7 +332,7 @@ func bruteForce(d [][]float64, m Method) ([][2]int, []float64) {
 	for i := range cs {
 		cs[i] = cluster{i, 1}
 		D[i] = slices.Clone(d[i])
-		if m == Ward {
+		if m == Ward || m == Centroid || m == Median {
 			for j := range D[i] {
 				D[i][j] *= D[i][j]
 			}
@@ -350,7 +351,7 @@ func bruteForce(d [][]float64, m Method) ([][2]int, []float64) {
 		}
 		a, b, dab := cs[bi], cs[bj], D[bi][bj]
 		h := dab
-		if m == Ward {
+		if m == Ward || m == Centroid || m == Median {
 			h = math.Sqrt(dab)
 		}
 		ms = append(ms, [2]int{min(a.id, b.id), max(a.id, b.id)})
@@ -372,6 +373,10 @@ func bruteForce(d [][]float64, m Method) ([][2]int, []float64) {
 				v = max(da, db)
 			case Ward:
 				v = ((na+nc)*da + (nb+nc)*db - nc*dab) / (na + nb + nc)
+			case Centroid:
+				v = (na*da+nb*db)/(na+nb) - na*nb*dab/((na+nb)*(na+nb))
+			case Median:
+				v = da/2 + db/2 - dab/4
 			}
 			row = append(row, v)
 		}
@@ -430,6 +435,8 @@ func TestAgainstBruteForce(t *testing.T) {
 // √(2|a||b|/(|a|+|b|))·‖c_a − c_b‖ over the points x.
 func linkageOf(m Method, d [][]float64, x [][]float64, a, b []int) float64 {
 	switch m {
+	case Centroid:
+		return math.Sqrt(sqDist(centroid(x, a), centroid(x, b)))
 	case Ward:
 		ca, cb := centroid(x, a), centroid(x, b)
 		na, nb := float64(len(a)), float64(len(b))
@@ -492,38 +499,7 @@ func TestLinkageProperties(t *testing.T) {
 				continue
 			}
 			tr, h := run(t, n, condense(d), m)
-			items := make([][]int, 2*n-1)
-			for i := range n {
-				items[i] = []int{i}
-			}
-			current := map[int]bool{}
-			for i := range n {
-				current[i] = true
-			}
-			near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(1, math.Abs(b)) }
-			for k, mg := range merges(tr, n) {
-				a, b := mg[0], mg[1]
-				if !current[a] || !current[b] {
-					t.Fatalf("%v: merge %d joins %d and %d, not both current", m, k, a, b)
-				}
-				if v := linkageOf(m, d, x, items[a], items[b]); !near(h[k], v) {
-					t.Fatalf("%v: merge %d at %v, but the linkage of its clusters is %v", m, k, h[k], v)
-				}
-				for c := range current {
-					for e := range current {
-						if c < e && linkageOf(m, d, x, items[c], items[e]) < h[k] && !near(h[k], linkageOf(m, d, x, items[c], items[e])) {
-							t.Fatalf("%v: merge %d at %v, but clusters %d and %d are at %v", m, k, h[k], c, e, linkageOf(m, d, x, items[c], items[e]))
-						}
-					}
-				}
-				if k > 0 && h[k] < h[k-1] && (m == Single || m == Complete || !near(h[k], h[k-1])) {
-					t.Fatalf("%v: height %d = %v after %v", m, k, h[k], h[k-1])
-				}
-				delete(current, a)
-				delete(current, b)
-				current[n+k] = true
-				items[n+k] = append(slices.Clone(items[a]), items[b]...)
-			}
+			checkLinkage(t, m, d, x, tr, h)
 		}
 	}
 }
@@ -943,5 +919,47 @@ func TestRescan(t *testing.T) {
 	t.Logf("rescan answered for %d of %d links", answered, asked)
 	if answered < asked/2 {
 		t.Errorf("rescan answered %d of %d links", answered, asked)
+	}
+}
+
+// checkLinkage checks the tree tr and heights h of linkage m against the definition of the
+// linkage (linkageOf on the distances d or the points x): replaying the merges in order, each
+// joins two current clusters at a height equal to their linkage distance, and no pair of current
+// clusters is closer (both within 1e-9 relative); the heights are non-decreasing (exactly for
+// single and complete linkage), except centroid linkage's, which may decrease.
+func checkLinkage(t *testing.T, m Method, d, x [][]float64, tr *tree.Tree, h []float64) {
+	t.Helper()
+	n := len(d)
+	items := make([][]int, 2*n-1)
+	for i := range n {
+		items[i] = []int{i}
+	}
+	current := map[int]bool{}
+	for i := range n {
+		current[i] = true
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(1, math.Abs(b)) }
+	for k, mg := range merges(tr, n) {
+		a, b := mg[0], mg[1]
+		if !current[a] || !current[b] {
+			t.Fatalf("%v: merge %d joins %d and %d, not both current", m, k, a, b)
+		}
+		if v := linkageOf(m, d, x, items[a], items[b]); !near(h[k], v) {
+			t.Fatalf("%v: merge %d at %v, but the linkage of its clusters is %v", m, k, h[k], v)
+		}
+		for c := range current {
+			for e := range current {
+				if c < e && linkageOf(m, d, x, items[c], items[e]) < h[k] && !near(h[k], linkageOf(m, d, x, items[c], items[e])) {
+					t.Fatalf("%v: merge %d at %v, but clusters %d and %d are at %v", m, k, h[k], c, e, linkageOf(m, d, x, items[c], items[e]))
+				}
+			}
+		}
+		if k > 0 && m != Centroid && h[k] < h[k-1] && (m == Single || m == Complete || !near(h[k], h[k-1])) {
+			t.Fatalf("%v: height %d = %v after %v", m, k, h[k], h[k-1])
+		}
+		delete(current, a)
+		delete(current, b)
+		current[n+k] = true
+		items[n+k] = append(slices.Clone(items[a]), items[b]...)
 	}
 }

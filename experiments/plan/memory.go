@@ -325,6 +325,14 @@ func (p *Plan) Memory(workers int, inShard func(k int) bool) Estimate {
 	needs := map[*inputs.Dataset]map[int]bool{}
 	var records, work []int64
 	var trellisMax int64
+	// The leaves a task's working memory is estimated at, by variant and data set: the data
+	// set's largest items, or where the variant cannot run on them (its tasks on those items
+	// fail before they allocate: CannotRun), the largest it can run on.
+	type variantOn struct {
+		a int
+		d *inputs.Dataset
+	}
+	leaves := map[variantOn]int{}
 	for k, t := range p.Tasks {
 		if inShard != nil && !inShard(k) {
 			continue
@@ -335,7 +343,16 @@ func (p *Plan) Memory(workers int, inShard func(k int) bool) Estimate {
 		needs[t.Dataset][t.Item] = true
 		s := t.Dataset.Size()
 		records = append(records, memory.Add(recordSize(s, meanLeaves(s)), recordExtraBytes(t.Algorithm)))
-		b := taskBytes(t.Algorithm, s, typicalLeaves(s))
+		key := variantOn{t.Algorithm.Index, t.Dataset}
+		n, ok := leaves[key]
+		if !ok {
+			n = typicalLeaves(s)
+			if s.MaxLeaves > 0 && cannotRun(t.Algorithm, s, n) != "" {
+				n = min(n, largestRunnable(t.Algorithm, s))
+			}
+			leaves[key] = n
+		}
+		b := taskBytes(t.Algorithm, s, n)
 		if budgeted(t.Algorithm) {
 			trellisMax = max(trellisMax, b)
 			continue
@@ -511,6 +528,16 @@ func largestRunnable(a config.Algorithm, s item.Size) int {
 		}
 	}
 	return lo
+}
+
+// CannotRun says why task t cannot run on its item, of n leaves, or "": cannotRun on the item's
+// own leaf count. The runner asks it before it solves, so that a task on an item that the plan
+// warned about (the largest items of a data set whose items differ in size) fails at once with
+// that reason as its error, before anything large is allocated, and the run goes on.
+func (p *Plan) CannotRun(t Task, n int) string {
+	s := t.Dataset.Size()
+	s.Items, s.MinLeaves, s.MaxLeaves = 1, n, n
+	return cannotRun(t.Algorithm, s, n)
 }
 
 // cannotRun says why algorithm a cannot run on an item of n leaves of a data set of size s, or

@@ -115,6 +115,11 @@ type Solution struct {
 	Marginals *results.Marginals
 	// Merges are the merge nodes of a BHC tree (leaves 0..n−1, merges from n on).
 	Merges []results.Merge
+	// Heights are the heights of Tree's nodes, indexed by node (len(Tree.Nodes)): 0 for a leaf,
+	// an internal node's merge height as the linkage reports it (scipy's Z[:, 2]: for Ward
+	// linkage √(2|A||B|/(|A|+|B|))·‖c_A − c_B‖). nil when the algorithm has none. The runner's
+	// renumbering to the data's order (item.Item.DataTree) keeps node indices, so they stay valid.
+	Heights []float64
 	// Fill adds the algorithm's own fields to the record that name no leaf (log Z, log evidence,
 	// …); it may change the record's params (which hold every parameter, defaults applied) to say
 	// which settings shaped the result.

@@ -700,6 +700,10 @@ func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet, sol
 	if it.Truth != nil {
 		rec.TruthLogLikelihood = results.Log(it.TruthLogLikelihood)
 	}
+	if why := p.CannotRun(t, rec.N); why != "" {
+		rec.Error = why // the plan warned of it; nothing has been allocated
+		return rec, true
+	}
 	return solveRepeats(ctx, p, t, it, solver, rec)
 }
 

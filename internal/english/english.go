@@ -15,3 +15,20 @@ func Plural(n int, one, many string) string {
 func Count(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + Plural(n, one, many)
 }
+
+// Thousands writes n with commas between groups of three digits: 105600 → "105,600".
+func Thousands(n int) string {
+	s := strconv.Itoa(n)
+	digits := len(s)
+	if n < 0 {
+		digits--
+	}
+	b := make([]byte, 0, len(s)+digits/3)
+	for i := range len(s) {
+		if k := len(s) - i; i > len(s)-digits && k%3 == 0 {
+			b = append(b, ',')
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}

@@ -9,3 +9,11 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 105600: "105,600", 1234567: "1,234,567", -1000: "-1,000", -999: "-999"} {
+		if got := Thousands(n); got != want {
+			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

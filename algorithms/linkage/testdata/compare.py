@@ -6,13 +6,14 @@ busy machine slows them alike.
     go test -c -o /tmp/linkage.test ./algorithms/linkage
     /usr/bin/python3 algorithms/linkage/testdata/compare.py /tmp/linkage.test [sizes] [repeats]
 
-sizes defaults to 5000,20000 (and the 200,000-point single linkage with 200000), repeats to 3.
+sizes defaults to 5000,20000 (100000 and 200000: single and Ward linkage of vectors only), repeats
+to 3.
 Needs Debian's python3-fastcluster and python3-scipy (/usr/bin/python3) and GNU time. The points
 are BenchmarkLinkage's: n uniform points in the unit square from SplitMix64 with seed 1
 (uniformPoints in bench_test.go). hcbench's figures are those of the benchmark binary running
-one iteration of BenchmarkLinkage/n=<n>/<method> (Euclidean distances, then Run; single-vectors:
-SingleEuclidean); fastcluster's of fastcluster.linkage(X, method) (pdist, then its linkage) and
-fastcluster.linkage_vector(X, 'single'); scipy's of scipy.cluster.hierarchy.linkage(X, method).
+one iteration of BenchmarkLinkage/n=<n>/<method> (Euclidean distances, then Run; <method>-vectors:
+Vectors); fastcluster's of fastcluster.linkage(X, method) (pdist, then its linkage) and
+fastcluster.linkage_vector(X, method); scipy's of scipy.cluster.hierarchy.linkage(X, method).
 Each Python process also reports the CPU seconds of the call alone (without starting Python and
 importing numpy), in the column "call".
 """
@@ -72,8 +73,8 @@ def main():
     me = [sys.executable, os.path.abspath(__file__), "--child"]
     print(f"{'workload':34} {'tool':20} {'CPU s':>8} {'call s':>8} {'peak MB':>8}")
     for n in sizes:
-        runs = [("single", "single-vectors", "fastcluster-vector")] if n > 50000 else \
-            [(m, m, "fastcluster") for m in ["single", "complete", "average", "ward"]] + [("single", "single-vectors", "fastcluster-vector")]
+        vectors = [(m, m + "-vectors", "fastcluster-vector") for m in (["single", "ward"] if n > 50000 else ["single", "ward", "centroid", "median"])]
+        runs = vectors if n > 50000 else [(m, m, "fastcluster") for m in ["single", "complete", "average", "ward"]] + vectors
         for method, ours, fc in runs:
             tools = [("hcbench", [binary, "-test.run", "^$", "-test.bench", f"^BenchmarkLinkage$/^n={n}$/^{ours}$", "-test.benchtime", "1x"]),
                      (fc, me + [fc, method, str(n)])]

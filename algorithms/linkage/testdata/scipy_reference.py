@@ -13,7 +13,7 @@ import numpy as np
 import scipy
 from scipy.cluster.hierarchy import linkage
 
-EUCLIDEAN = ["single", "complete", "average", "ward"]
+EUCLIDEAN = ["single", "complete", "average", "ward", "centroid", "median"]
 
 # name: (description, n, dims, seed, generator)
 CASES = {
