@@ -59,12 +59,7 @@ func TestDasguptaCostBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	for range 200 {
 		n := 1 + rng.IntN(25)
-		var tr *tree.Tree
-		if rng.IntN(2) == 0 {
-			tr = randomTree(rng, n)
-		} else {
-			tr = randomRose(rng, n)
-		}
+		tr := randomBinaryOrRose(rng, n)
 		x := randomVectors(rng, n, 3)
 		sim := GaussianSimilarity(x)
 		cost, ratio := DasguptaCost(tr, sim)
@@ -167,10 +162,7 @@ func TestCopheneticCorrelationBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 18))
 	for range 100 {
 		n := 3 + rng.IntN(20)
-		tr := randomRose(rng, n)
-		if rng.IntN(2) == 0 {
-			tr = randomTree(rng, n)
-		}
+		tr := randomBinaryOrRose(rng, n)
 		heights := monotoneHeights(rng, tr)
 		dist := euclid(randomVectors(rng, n, 2))
 		var xs, ys []float64
