@@ -154,6 +154,14 @@ func leafItems(tr *tree.Tree, v int) []int {
 	return out
 }
 
+// randomBinaryOrRose is randomTree or randomRose, with even odds.
+func randomBinaryOrRose(rng *rand.Rand, n int) *tree.Tree {
+	if rng.IntN(2) == 0 {
+		return randomTree(rng, n)
+	}
+	return randomRose(rng, n)
+}
+
 // monotoneHeights gives every internal node a height above its children's, in steps drawn from
 // a few values so that equal heights are common.
 func monotoneHeights(rng *rand.Rand, tr *tree.Tree) []float64 {
@@ -175,12 +183,7 @@ func TestCutHeightsAgainstBottomUp(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 300 {
 		n := 1 + rng.IntN(25)
-		var tr *tree.Tree
-		if rng.IntN(2) == 0 {
-			tr = randomTree(rng, n)
-		} else {
-			tr = randomRose(rng, n)
-		}
+		tr := randomBinaryOrRose(rng, n)
 		heights := monotoneHeights(rng, tr)
 		for k := 1; k <= n; k++ {
 			got, err := Cut(tr, heights, k)
@@ -245,12 +248,7 @@ func TestCutSizesAgainstBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 300 {
 		n := 1 + rng.IntN(25)
-		var tr *tree.Tree
-		if rng.IntN(2) == 0 {
-			tr = randomTree(rng, n)
-		} else {
-			tr = randomRose(rng, n)
-		}
+		tr := randomBinaryOrRose(rng, n)
 		for k := 1; k <= n; k++ {
 			got, err := Cut(tr, nil, k)
 			if err != nil {

@@ -36,3 +36,36 @@ func ExampleFlatPurity() {
 	// Output:
 	// purity 0.8333, adjusted 0.6667
 }
+
+// Two reference labellings of six points, the second with a noise point (0). Each is compared
+// with the tree's partition at its own number of clusters, and the best score is kept. The
+// partition into 2 matches the first exactly. Against the second (k = 3, point 5 ignored),
+// clusters {0,1} and {4} are recovered whole and {2,3} half: NCA = (1 + 1/2 + 1 − 1)/2.
+func ExampleBestOverReferences() {
+	t, err := tree.ParseNewick("(((0,1),2),((3,4),5));", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	cut := func(k int) ([]int, error) { return metrics.Cut(t, nil, k) }
+	for k := 1; k <= 3; k++ {
+		labels, _ := cut(k)
+		fmt.Println("cut at", k, labels)
+	}
+	refs := [][]int{
+		{1, 1, 1, 2, 2, 2},
+		{1, 1, 2, 2, 3, 0},
+	}
+	third, _ := cut(3)
+	fmt.Printf("NCA of the second alone %.2f\n", metrics.NormalizedClusteringAccuracy(third, refs[1]))
+	best, which, err := metrics.BestOverReferences(cut, refs, metrics.NormalizedClusteringAccuracy)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("NCA %.2f (reference %d)\n", best, which)
+	// Output:
+	// cut at 1 [1 1 1 1 1 1]
+	// cut at 2 [1 1 1 2 2 2]
+	// cut at 3 [1 1 2 3 3 3]
+	// NCA of the second alone 0.75
+	// NCA 1.00 (reference 0)
+}

@@ -1,11 +1,21 @@
-// Package metrics scores clusterings against known class labels: the dendrogram purity of a tree
-// (leaf-weighted, as defined by the BHC paper, and pair-weighted, as in later work), and the flat
-// purity and adjusted (top-k) purity of a partition. The definitions and formulas are those of
-// ../shared/design/bayesian.md §10.
+// Package metrics scores clusterings against known classes and trees against their data.
 //
-// Labels are strings indexed by item; the empty string means unknown. Items of unknown class are
-// left out of every metric, as if pruned from the tree or removed from the partition, so they count
-// neither as matches nor in any denominator.
+// Against string class labels (the empty string = unknown): the dendrogram purity of a tree
+// (leaf-weighted, as defined by the BHC paper, and pair-weighted, as in later work), and the flat
+// purity and adjusted (top-k) purity of a partition, as ../shared/design/bayesian.md §10 defines
+// them. Items of unknown class are left out of every one of these, as if pruned from the tree or
+// removed from the partition, so they count neither as matches nor in any denominator.
+//
+// At a reference number of clusters, as the ClustBench suite (Gagolewski 2022) scores a method:
+// Cut partitions a tree into exactly k clusters (scipy's cut_tree rule when the tree has merge
+// heights, the largest cluster first when it has none), and NormalizedClusteringAccuracy,
+// AdjustedRand, AdjustedMutualInfo and FowlkesMallows compare that partition with a reference
+// labelling whose 0 marks a noise point (left out); BestOverReferences keeps the best score over a
+// data set's reference labellings, each cut at its own k.
+//
+// Of a tree against its data: DasguptaCost (on any similarity; GaussianSimilarity is the one for
+// vectors) and CopheneticCorrelation (for trees with heights). Both visit every pair of items,
+// O(n²) time, in O(N) memory for a tree of N nodes.
 package metrics
 
 import (
