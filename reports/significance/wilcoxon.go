@@ -92,8 +92,9 @@ func Wilcoxon(d []float64) (WilcoxonResult, error) {
 }
 
 // exactSignedRankP is the two-sided exact p-value of R+ = rPlus with n untied non-zero
-// differences: 2·min(P(R+ ≤ rPlus), P(R+ ≥ rPlus)), capped at 1, and 1 at the centre of the
-// distribution, as scipy computes it. The null distribution counts the subsets of {1..n} with
+// differences: 2·min(P(R+ ≤ rPlus), P(R+ ≥ rPlus)), capped at 1, as scipy computes it (scipy's
+// special case p = 1 at the centre is this formula's value there: the distribution is symmetric,
+// so both tails hold at least ½). The null distribution counts the subsets of {1..n} with
 // each rank sum; the counts are integers below 2^53 for n ≤ 50, so they and their tail sums are
 // exact, and only the final division rounds.
 func exactSignedRankP(n, rPlus int) float64 {
@@ -106,9 +107,6 @@ func exactSignedRankP(n, rPlus int) float64 {
 		for s := top; s >= k; s-- {
 			count[s] += count[s-k]
 		}
-	}
-	if rPlus == max/2 {
-		return 1
 	}
 	var below, above float64
 	for s, c := range count {

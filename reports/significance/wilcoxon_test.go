@@ -119,7 +119,7 @@ func TestExactSignedRankDistribution(t *testing.T) {
 			}
 			want := math.Min(1, 2*math.Min(below, above)/math.Ldexp(1, n))
 			if r == max/2 {
-				want = 1
+				want = 1 // scipy's centre rule
 			}
 			if got := exactSignedRankP(n, r); got != want {
 				t.Fatalf("n=%d R+=%d: p %v, enumeration %v", n, r, got, want)
