@@ -15,6 +15,12 @@
 // fewer than MinDatasets paired data sets no test is run: the inferential columns are NaN
 // (empty in the CSV) and a note says so.
 //
+// Defaults: a 95 % percentile bootstrap interval from DefaultResamples (10 000) resamples; the
+// Bayesian signed-rank test with DefaultBayesSamples (50 000) posterior samples and a
+// pseudo-observation of strength DefaultPrior (0.5) at 0, as baycomp; critical-difference bars
+// at Alpha = 0.05 on Holm-adjusted Wilcoxon p-values. Everything random is seeded
+// (Options.Seed) and independent of GOMAXPROCS.
+//
 // The primitives follow SciPy 1.10.1 (Debian bookworm's python3-scipy), against which they are
 // tested: Wilcoxon (scipy.stats.wilcoxon), Friedman (scipy.stats.friedmanchisquare) and the
 // percentile bootstrap (scipy.stats.bootstrap with method='percentile'); Holm's adjustment
