@@ -245,7 +245,7 @@ func openClustBench(_ context.Context, p Params, env SourceEnv) (*Data, error) {
 		ids[i] = set.ID()
 	}
 	env.Params["suite"] = "ClustBench v" + datadir.ClustBenchVersion + " (github.com/" + datadir.ClustBenchRepo + " at " + datadir.ClustBenchCommit + ")"
-	env.Params["left_out"] = left
+	env.Params["left_out"] = append([]string{}, left...) // [] rather than null when none is left out
 	load := func(ctx context.Context, i int) (*item.Item, error) {
 		return loadClustBench(ctx, env, s, dir, present[i], i)
 	}
