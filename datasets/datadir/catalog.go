@@ -27,6 +27,10 @@ type File struct {
 	From    []Source
 	Convert func(src [][]byte) ([]byte, error)
 	How     string // for a derived file: what Convert does, in one line
+	// Optional says why the file may be absent ("" for a file every copy of the set holds): a
+	// missing optional file is no problem of its set. An optional file without SHA256 is neither
+	// fetched nor mirrored, and is not checked when present.
+	Optional string
 }
 
 // Derived reports whether the file is made by a converter rather than downloaded as is.
@@ -63,11 +67,15 @@ func (s Source) MirrorPath() string { return s.Repo + "/" + s.Commit + "/" + s.P
 // source it was made from and `hcbench data mirror` can serve them all again.
 const SourcesDir = "sources"
 
-// Sources returns every source of the set's files once, in the order of the files.
+// Sources returns every source of the set's files once, in the order of the files; those
+// without a sum (optional files) are left out, as nothing could check them.
 func (s *Set) Sources() []Source {
 	var out []Source
 	for _, f := range s.Files {
 		for _, src := range f.From {
+			if src.SHA256 == "" {
+				continue
+			}
 			if !slices.Contains(out, src) {
 				out = append(out, src)
 			}
@@ -194,6 +202,19 @@ var Catalog = []Set{
 			trellisJets("truth_9", "dbfd066e54f516c7c19b5393f2f61b2622d91fbcf78cc25c35ff3ce1b493169c", "252ed29e816988456f964c45dbff047cae32924f136abc6986806d7f660f585f"),
 			download("LICENSE-ClusterTrellis.txt", Source{trellisRepo, trellisCommit, "LICENSE", "bb0cc1151bd377b2ed6d2c5a32a52db513148b81018e4959c1f0e50ce9c5bce1"}),
 		},
+	},
+	{
+		Name:  ClustBenchSetName,
+		Title: "ClustBench v1.1.0 (Gagolewski): 77 benchmark data sets for clustering with their reference partitions, the 69 the suite recommends in the batteries wut, sipu, fcps, graves and other, and uci",
+		Licence: "the suite's repository is AGPL-3 (LICENSE-clustering-data-v1.txt) and its data sets are for research purposes; cite Gagolewski, SoftwareX 20 (2022) 101270, " +
+			"the suite's version (v1.1.0, DOI 10.5281/zenodo.7088171) and each data set's sources (BATTERY/NAME.txt)",
+		About: "The benchmark suite for clustering algorithms, version 1.1.0, from github.com/gagolews/clustering-data-v1 at the tag v1.1.0 " +
+			"(commit " + ClustBenchCommit + "), in its own layout: BATTERY/NAME.data.gz, a whitespace-separated matrix of one point a row; " +
+			"BATTERY/NAME.labels0.gz, labels1.gz, …, reference partitions of one integer a point (1..k a cluster, 0 a noise point); " +
+			"BATTERY/NAME.txt, where the data set comes from; BATTERY/README.txt; and the suite's README and licence (README-clustering-data-v1.md, " +
+			"LICENSE-clustering-data-v1.txt). The batteries wut (22), sipu (20), fcps (9), graves (10) and other (8) are the 69 data sets the suite " +
+			"recommends; uci (8) is here too. sipu/worms_64.data.gz is optional: its sum is not known to hcbench, so it is not fetched.",
+		Files: clustbenchFiles(),
 	},
 }
 

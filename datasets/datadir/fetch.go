@@ -100,7 +100,7 @@ func CheckMirror(mirror string) (base, dir string, err error) {
 // temporary files are removed whatever happens. The sources of derived files that are no file of
 // the set are kept in dir/SET/sources (Set.KeptSources), downloaded when missing even if the
 // derived files are present, so that the data directory can serve as a mirror (WriteMirror).
-// After a set is complete Fetch writes its README.md (what it is, sources, licence) when it
+// An optional file without a sum (File.Optional) is not fetched. After a set is complete Fetch writes its README.md (what it is, sources, licence) when it
 // installed or kept something or the README is missing.
 //
 // Fetch goes on with the other files after a failed one and returns every failure joined; it
@@ -189,6 +189,11 @@ func (f *fetcher) fetchSet(ctx context.Context, dir string, s *Set, rep *FetchRe
 			rel := s.Name + "/" + file.Name
 			if ctx.Err() != nil {
 				return errors.Join(append(errs, fmt.Errorf("%s: not fetched: %w", rel, ctx.Err()))...)
+			}
+			if file.SHA256 == "" {
+				// An optional file whose sum the catalog lacks: nothing could check a download.
+				f.logf("%s: optional, not fetched: %s", rel, file.Optional)
+				continue
 			}
 			dst := filepath.Join(setDir, filepath.FromSlash(file.Name))
 			got, err := fileSum(dst)

@@ -41,10 +41,11 @@ type FileStatus struct {
 	Err   error
 }
 
-// Problem words a file that is not present, or "" for a present one.
+// Problem words a file that is not present, or "" for a present one or an optional one that is
+// absent (see Note).
 func (f FileStatus) Problem() string {
 	switch {
-	case f.State == FilePresent:
+	case f.State == FilePresent, f.absent():
 		return ""
 	case f.State == FileMissing:
 		return f.Rel + ": missing"
@@ -53,6 +54,21 @@ func (f FileStatus) Problem() string {
 	}
 	return fmt.Sprintf("%s: modified: sha256 %s, expected %s", f.Rel, f.Got, f.File.SHA256)
 }
+
+// Note words an optional file that is absent, or present without a sum to check it against; ""
+// for any other file.
+func (f FileStatus) Note() string {
+	switch {
+	case f.absent():
+		return fmt.Sprintf("%s: optional, absent (%s)", f.Rel, f.File.Optional)
+	case f.File.Optional != "" && f.State == FilePresent && f.File.SHA256 == "":
+		return f.Rel + ": optional, present, not checked (the catalog has no SHA-256 of it)"
+	}
+	return ""
+}
+
+// absent reports whether the file is optional and missing.
+func (f FileStatus) absent() bool { return f.File.Optional != "" && f.State == FileMissing }
 
 // SetStatus is the state of a set in a data directory, file by file, and of the sources its
 // folder keeps (Set.KeptSources).
@@ -73,7 +89,9 @@ func Check(dir string, s *Set) SetStatus {
 	count := map[FileState]int{}
 	for _, f := range s.Files {
 		fst := checkFile(dir, s, f)
-		count[fst.State]++
+		if !fst.absent() {
+			count[fst.State]++
+		}
 		st.Files = append(st.Files, fst)
 	}
 	for _, f := range s.KeptSources() {
@@ -101,8 +119,8 @@ func checkFile(dir string, s *Set, f File) FileStatus {
 	fst := FileStatus{File: &f, Rel: s.Name + "/" + f.Name}
 	got, err := fileSum(filepath.Join(dir, s.Name, filepath.FromSlash(f.Name)))
 	switch {
-	case err == nil && got == f.SHA256:
-		fst.State = FilePresent
+	case err == nil && (got == f.SHA256 || f.SHA256 == ""):
+		fst.State = FilePresent // a file without a sum (optional) is not checked
 	case err == nil:
 		fst.State, fst.Got = FileModified, got
 	case errors.Is(err, fs.ErrNotExist):
@@ -140,6 +158,29 @@ func (st SetStatus) Problems() []string {
 	return out
 }
 
+// Notes lists one line for each optional file of the set that is absent, or present but not
+// checked.
+func (st SetStatus) Notes() []string {
+	var out []string
+	for _, f := range st.Files {
+		if n := f.Note(); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Absent counts the optional files of the set that are absent.
+func (st SetStatus) Absent() int {
+	n := 0
+	for _, f := range st.Files {
+		if f.absent() {
+			n++
+		}
+	}
+	return n
+}
+
 // Readme is the README.md that Fetch writes into a set's folder: what the set is, where each
 // file comes from (with its sum) and the licence.
 func Readme(s *Set) string {
@@ -151,6 +192,10 @@ func Readme(s *Set) string {
 	b.WriteString(wrap(s.About, 100) + "\n\n")
 	fmt.Fprintf(&b, "Licence: %s.\n\n## Files\n\n", s.Licence)
 	for _, f := range s.Files {
+		if f.SHA256 == "" {
+			fmt.Fprintf(&b, "- `%s`, optional, not fetched: %s; in the repository at %s\n", f.Name, f.Optional, f.From[0].URL(DefaultBase))
+			continue
+		}
 		fmt.Fprintf(&b, "- `%s`, sha256 `%s`: ", f.Name, f.SHA256)
 		if !f.Derived() {
 			fmt.Fprintf(&b, "downloaded from %s\n", f.From[0].URL(DefaultBase))

@@ -30,7 +30,9 @@ const dataUsage = `Usage:
   hcbench data list [-data DIR]
                                what each data set is, its licence, and whether it is present
   hcbench data verify [-data DIR] [SET...]
-                               check the SHA-256 sums of the data sets present (or of those named)
+                               check the SHA-256 sums of the data sets present (or of those named);
+                               each file missing or modified is named, an optional one that is
+                               absent (clustbench's sipu/worms_64.data.gz) is said, not a problem
   hcbench data mirror [-data DIR] OUT [SET...]
                                copy the sources of the data sets present (or of those named) from
                                the data directory into the folder OUT, laid out as a mirror that
@@ -212,6 +214,11 @@ func cmdDataList(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stdout, "%s%s\n", pad, p)
 			}
 		}
+		if st.State != datadir.SetMissing {
+			for _, n := range st.Notes() {
+				fmt.Fprintf(stdout, "%s%s\n", pad, n)
+			}
+		}
 		if kept, want := st.KeptSources(); st.State != datadir.SetMissing && kept < want {
 			fmt.Fprintf(stdout, "%ssources: %d of %d kept, so `hcbench data mirror` cannot serve %s; `hcbench data fetch %s` downloads the others\n",
 				pad, kept, want, s.Name, s.Name)
@@ -247,8 +254,12 @@ func cmdDataVerify(args []string, stdout, stderr io.Writer) int {
 		}
 		checked++
 		ps := st.Problems()
+		notes := st.Notes()
 		if len(ps) == 0 {
-			fmt.Fprintf(stdout, "%s: ok (%s", sets[i].Name, english.Count(len(sets[i].Files), "file", "files"))
+			fmt.Fprintf(stdout, "%s: ok (%s", sets[i].Name, english.Count(len(sets[i].Files)-st.Absent(), "file", "files"))
+			if n := st.Absent(); n > 0 {
+				fmt.Fprintf(stdout, "; %d optional absent", n)
+			}
 			switch kept, want := st.KeptSources(); {
 			case want > 0 && kept == want:
 				fmt.Fprintf(stdout, "; %s kept", english.Count(kept, "source", "sources"))
@@ -256,7 +267,13 @@ func cmdDataVerify(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stdout, "; %d of %d sources kept", kept, want)
 			}
 			fmt.Fprintln(stdout, ")")
+			for _, n := range notes {
+				fmt.Fprintln(stdout, "  "+n)
+			}
 			continue
+		}
+		for _, n := range notes {
+			fmt.Fprintln(stdout, n)
 		}
 		for _, p := range ps {
 			fmt.Fprintln(stderr, p)

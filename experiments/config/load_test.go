@@ -214,7 +214,7 @@ algorithms: [greedy]
 func TestSuggestionsNameTheirKind(t *testing.T) {
 	src := "version: 1\nname: x\ndatasets:\n  - {name: a, generator: pythia, jets: 2}\nalgorithms: [quicksort]\nreports: [everything]\n"
 	checkExact(t, problemsOf(t, src), []string{
-		`bad.yaml:4: datasets[0].generator: unknown generator "pythia" (known generators: ginkgo, mixture)`,
+		`bad.yaml:4: datasets[0].generator: unknown generator "pythia" (known generators: clustbench, ginkgo, mixture)`,
 		`bad.yaml:5: algorithms[0]: unknown algorithm "quicksort" (known algorithms: beam, bhc, bhc_exact, brt, embhc, external, greedy, linkage, rbhc, sparse_trellis, trellis, truth)`,
 		`bad.yaml:6: reports[0]: unknown report "everything" (known reports: dendrograms, evidence, likelihood_gap, purity, runtime, summary, z_vs_map)`,
 	})

@@ -39,7 +39,11 @@ type Dataset struct {
 	// orders (registry.Data.OrderName).
 	seed      uint64
 	orderName string
+	warnings  []string
 }
+
+// Warnings are the source's warnings about the data set (what it left out and why).
+func (d *Dataset) Warnings() []string { return d.warnings }
 
 // FileSum identifies the data file a data set read: its path as the config writes it, the
 // SHA-256 of its bytes and their number.
@@ -126,6 +130,8 @@ func Open(ctx context.Context, cfg *config.Config, ds config.Dataset) (*Dataset,
 		Problem: func(key, format string, args ...any) error {
 			return cfg.Problem(&ds, key, format, args...)
 		},
+		Resolve:     cfg.Resolve,
+		MissingHint: cfg.MissingHint,
 	}
 	if f, ok := ds.Source.(registry.FileParams); ok {
 		env.Path = cfg.Resolve(f.File())
@@ -135,7 +141,7 @@ func Open(ctx context.Context, cfg *config.Config, ds config.Dataset) (*Dataset,
 	if err != nil {
 		return nil, inDataset(ds.Name, err)
 	}
-	d.ids, d.hasTruth, d.load, d.size, d.leaves = data.IDs, data.HasTruth, data.Load, data.Size, data.Leaves
+	d.ids, d.hasTruth, d.load, d.size, d.leaves, d.warnings = data.IDs, data.HasTruth, data.Load, data.Size, data.Leaves, data.Warnings
 	d.seed, d.orderName = cfg.Seed, cmp.Or(data.OrderName, ds.Name)
 	return d, nil
 }

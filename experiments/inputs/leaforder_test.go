@@ -40,8 +40,11 @@ func TestLeafOrder(t *testing.T) {
 	if p, ok := datatest.Optional(t, "pam50/220arrays_nonUBCcommon+12normal_50g.txt", "the pam50 source"); ok {
 		entries["pam50"] = fmt.Sprintf("{name: pam50, file: %q, format: pam50, subsamples: 3}", p)
 	}
+	if _, ok := datatest.Optional(t, "clustbench/wut/x1.data.gz", "the clustbench source"); ok {
+		entries["clustbench"] = "{name: clustbench, generator: clustbench, datasets: [wut/x1, sipu/compound], jitter: 1e-6, split_model: correlation}"
+	}
 	for _, s := range registry.Sources() {
-		if _, ok := entries[s.Name]; !ok && s.Name != "pam50" {
+		if _, ok := entries[s.Name]; !ok && s.Name != "pam50" && s.Name != "clustbench" {
 			t.Errorf("source %s has no entry in this test", s.Name)
 		}
 	}
@@ -112,6 +115,14 @@ func checkPresented(t *testing.T, what string, it, ref *item.Item) {
 			t.Errorf("%s: %s in the data's order %v, want %v", what, c.field, c.got, c.want)
 		}
 	}
+	if len(it.References) != len(ref.References) {
+		t.Errorf("%s: %d references, %d in the data's order", what, len(it.References), len(ref.References))
+	}
+	for k := range it.References {
+		if got := item.InData(it, it.References[k]); !slices.Equal(got, ref.References[k]) {
+			t.Errorf("%s: reference %d in the data's order %v, want %v", what, k, got, ref.References[k])
+		}
+	}
 	if math.Float64bits(it.TruthLogLikelihood) != math.Float64bits(ref.TruthLogLikelihood) {
 		t.Errorf("%s: truth log-likelihood %v, %v in the data's order", what, it.TruthLogLikelihood, ref.TruthLogLikelihood)
 	}
@@ -140,7 +151,7 @@ func checkPresented(t *testing.T, what string, it, ref *item.Item) {
 		}
 	}
 	given := it.ForAlgorithm()
-	if given.Names != nil || given.Positions != nil || given.Order != nil || given.Model != it.Model || !reflect.DeepEqual(given.Labels, it.Labels) {
+	if given.Names != nil || given.Positions != nil || given.Order != nil || given.References != nil || given.Model != it.Model || !reflect.DeepEqual(given.Labels, it.Labels) {
 		t.Errorf("%s: an algorithm is given names %v, positions %v, order %v", what, given.Names, given.Positions, given.Order)
 	}
 	if it.Jet != nil {

@@ -42,6 +42,10 @@ type Item struct {
 	Names []string
 	// Labels are the leaves' classes ("" unknown), for purity; nil when the data have none.
 	Labels []string
+	// References are the item's reference partitions (ClustBench's labels0, labels1, …), each
+	// a label per leaf: 1..k a cluster, 0 a noise point; nil when the data have none. Labels then
+	// holds the first as strings ("" for noise), for the purity metrics.
+	References [][]int
 	// Positions are the leaves' 1-based positions among the items of the data file (for pam50 the
 	// sample's column, counted from the first sample), for data read from a file of vectors; nil
 	// otherwise.
@@ -73,7 +77,7 @@ type Item struct {
 
 // Present renumbers the item's leaves by order, the order in which the algorithms are to be
 // given them: leaf i becomes the former leaf order[i]. Model (which must be a model.Relabeler),
-// Truth, Names, Labels, Positions and Vectors follow, and Order records order; Jet keeps the
+// Truth, Names, Labels, References, Positions and Vectors follow, and Order records order; Jet keeps the
 // data's order. The model is renumbered in place, so nothing of the item is copied but its
 // per-leaf lists. A model that cannot be renumbered is an error (a source's, not the data's).
 // Preconditions: the item is in its data's order (Order nil), and order is a permutation of
@@ -94,6 +98,13 @@ func (it *Item) Present(order []int) error {
 	}
 	it.Names = permuted(order, it.Names)
 	it.Labels = permuted(order, it.Labels)
+	if it.References != nil {
+		refs := make([][]int, len(it.References))
+		for k, r := range it.References {
+			refs[k] = permuted(order, r)
+		}
+		it.References = refs
+	}
 	it.Positions = permuted(order, it.Positions)
 	it.Vectors = permuted(order, it.Vectors)
 	it.Order = order
@@ -103,11 +114,11 @@ func (it *Item) Present(order []int) error {
 // ForAlgorithm returns what an algorithm is given of the item: a shallow copy without what
 // places its leaves in the data, Names (which can hold the class, as pam50's sample names
 // Normal-Breast-10 do, or the file's order, as the row numbers that name a CSV's rows), Positions
-// and Order, and whose Jet holds only the rates and the leaves in the item's order, not the
+// and Order, without the References that score its partitions, and whose Jet holds only the rates and the leaves in the item's order, not the
 // generating tree.
 func (it *Item) ForAlgorithm() *Item {
 	v := *it
-	v.Names, v.Positions, v.Order = nil, nil, nil
+	v.Names, v.Positions, v.Order, v.References = nil, nil, nil, nil
 	if j := it.Jet; j != nil {
 		leaves := j.Leaves
 		if it.Order != nil {

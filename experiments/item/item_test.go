@@ -37,3 +37,31 @@ func TestPresent(t *testing.T) {
 		t.Errorf("a model that cannot be renumbered: %v", err)
 	}
 }
+
+// TestPresentReferences: the reference partitions follow the leaves as Labels do (each leaf keeps
+// its label in every reference, noise 0 included), and an algorithm is not given them.
+func TestPresentReferences(t *testing.T) {
+	it := &Item{ID: "0", Dataset: "d", Vectors: [][]float64{{0}, {1}, {2}, {3}}, Labels: []string{"1", "1", "2", ""},
+		References: [][]int{{1, 1, 2, 0}, {1, 2, 2, 3}}}
+	data := it.References
+	order := []int{2, 0, 3, 1}
+	if err := it.Present(order); err != nil {
+		t.Fatal(err)
+	}
+	for k, ref := range it.References {
+		for i, l := range ref {
+			if l != data[k][order[i]] || it.Vectors[i][0] != float64(order[i]) {
+				t.Errorf("reference %d, leaf %d (data's %d): label %d, want %d", k, i, order[i], l, data[k][order[i]])
+			}
+		}
+	}
+	if got := InData(it, it.References[1]); got[0] != 1 || got[1] != 2 || got[3] != 3 {
+		t.Errorf("reference 1 in the data's order: %v", got)
+	}
+	if data[0][0] != 1 || data[0][3] != 0 {
+		t.Error("Present changed the data's reference slices in place")
+	}
+	if it.ForAlgorithm().References != nil {
+		t.Error("an algorithm is given the references")
+	}
+}

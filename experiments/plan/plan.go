@@ -38,8 +38,9 @@ type Plan struct {
 	Config   *config.Config
 	Datasets []*inputs.Dataset
 	Tasks    []Task
-	// Warnings are what the plan found that fails some tasks (an algorithm that cannot run on
-	// the largest items of a data set), with the config's file and line.
+	// Warnings are what the sources left out of their data sets (inputs.Dataset.Warnings), and
+	// what the plan found that fails some tasks (an algorithm that cannot run on the largest
+	// items of a data set), with the config's file and line.
 	Warnings []string
 }
 
@@ -79,13 +80,16 @@ func NewShard(ctx context.Context, cfg *config.Config, shards int) (*Plan, error
 			continue
 		}
 		p.Datasets = append(p.Datasets, d)
+		p.Warnings = append(p.Warnings, d.Warnings()...)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	if errs, p.Warnings = feasibility(cfg, p.Datasets); len(errs) > 0 {
+	errs, warnings := feasibility(cfg, p.Datasets)
+	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	p.Warnings = append(p.Warnings, warnings...)
 	for _, d := range p.Datasets {
 		for i := range d.Len() {
 			for _, a := range cfg.Algorithms {

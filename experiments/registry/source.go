@@ -74,6 +74,11 @@ type SourceEnv struct {
 	// Params are the data set's settings as records hold them (data_params), shared by its items;
 	// Open may add what it resolves (a jets file's likelihood).
 	Params map[string]any
+	// Resolve returns the path of a file or folder as a config writes it (relative to the config
+	// file, or data:SET/… in the data directory), and MissingHint what to do when it is missing,
+	// for a source that reads more than one file (clustbench).
+	Resolve     func(path string) string
+	MissingHint func(path string) string
 }
 
 // Data is an opened data set: its item ids (known before anything is generated), which items
@@ -95,6 +100,9 @@ type Data struct {
 	// their sample_key, so that data sets that draw the same rows also give them in the same
 	// order, and differ in their models alone.
 	OrderName string
+	// Warnings are about the data set as a whole, for the plan's warnings: what the source left
+	// out of it and why.
+	Warnings []string
 }
 
 // FilePath is embedded in the parameters of a file source: the file as the config writes it

@@ -529,7 +529,8 @@ func saveData(dir string, p *plan.Plan, items *itemSet, log *slog.Logger) error 
 			case it.Jet != nil:
 				js = append(js, *it.Jet)
 			case it.Vectors != nil:
-				path := filepath.Join(dir, results.DataDir, d.Name+"-"+d.ID(i)+".csv")
+				// A clustbench item's id is BATTERY/NAME: one file, not a folder.
+				path := filepath.Join(dir, results.DataDir, d.Name+"-"+strings.ReplaceAll(d.ID(i), "/", "_")+".csv")
 				if err := results.WriteFileAtomic(path, vectorsCSV(it)); err != nil {
 					return err
 				}

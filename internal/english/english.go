@@ -1,4 +1,5 @@
-// Package english writes counts in messages as English does: "1 task", "3 tasks", "0 tasks".
+// Package english words messages as English does: counts ("1 task", "3 tasks", "0 tasks"),
+// numbers with thousands separators, and the closest known name to suggest for a misspelt one.
 package english
 
 import "strconv"

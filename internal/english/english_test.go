@@ -17,3 +17,12 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
+
+func TestClosest(t *testing.T) {
+	known := []string{"wut", "sipu", "fcps", "graves", "other", "uci"}
+	for name, want := range map[string]string{"wtu": "wut", "sipuu": "sipu", "grave": "graves", "xyzzy": "", "uci": "uci"} {
+		if got := Closest(name, known); got != want {
+			t.Errorf("Closest(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
