@@ -148,10 +148,10 @@ func panelOrder(algorithms []string, recs map[string]results.Record) []string {
 	for _, a := range algorithms {
 		r, ok := recs[a]
 		switch {
-		case !ok || r.AlgorithmName == "truth" || r.Newick == "":
-		case r.AlgorithmName == "greedy":
+		case !ok || r.HasRole(results.Truth) || r.Newick == "":
+		case r.HasRole(results.Baseline):
 			greedy = append(greedy, a)
-		case r.AlgorithmName == results.ExactAlgorithm:
+		case r.HasRole(results.Exact):
 			exact = append(exact, a)
 		default:
 			rest = append(rest, a)
@@ -215,7 +215,7 @@ func dendrogramPlot(r results.Record, colors map[string]color.Color, height dend
 	}
 	p := plot.New()
 	name := r.Algorithm
-	if r.AlgorithmName == results.ExactAlgorithm {
+	if r.HasRole(results.Exact) {
 		name += " (MAP)"
 		if tt, ok := mapTies(r); ok && tt.trees > 1 {
 			name = fmt.Sprintf("%s (MAP, 1 of %.0f tied)", r.Algorithm, tt.trees)

@@ -315,7 +315,7 @@ func reachesMAP(algs []string, items map[string]map[string]results.Record) (tabl
 		for _, recs := range items {
 			exact := math.NaN()
 			for _, r := range recs {
-				if r.AlgorithmName == results.ExactAlgorithm {
+				if r.HasRole(results.Exact) {
 					exact = r.LogLikelihood.Value()
 				}
 			}

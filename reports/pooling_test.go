@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/results"
 )
 
@@ -54,7 +55,7 @@ func unlikeInput() Input {
 				r := results.Record{Schema: results.RecordSchema, Dataset: ds, Item: strconv.Itoa(i), Algorithm: a, AlgorithmName: a,
 					DataParams: params, N: n, Seconds: 0.001 * float64(k+1) * (1 + float64(i)), Newick: newick,
 					LeafNames: names, LeafLabels: labels, LabelledLeaves: n - n/3}
-				r.DendrogramPurity, r.DendrogramPurityPair = ptr(0.5+0.1*float64(k)), ptr(0.4+0.1*float64(k))
+				setMetrics(&r, metric.DendrogramPurity, 0.5+0.1*float64(k), metric.DendrogramPurityPair, 0.4+0.1*float64(k))
 				switch a {
 				case "bhc", "brt":
 					r.LogEvidence, r.LowerBound = results.Log(10*base-float64(k)), results.Log(10*base-3)
@@ -62,12 +63,12 @@ func unlikeInput() Input {
 					for j := 2; j < n; j++ {
 						r.Clusters[j%2] = append(r.Clusters[j%2], j)
 					}
-					r.FlatPurity, r.AdjustedPurity = ptr(0.75), ptr(0.5)
+					setMetrics(&r, metric.FlatPurity, 0.75, metric.AdjustedPurity, 0.5)
 				default:
 					r.LogLikelihood = results.Log(base - 2 + float64(k))
 					r.TruthLogLikelihood = results.Log(base - 2)
 				}
-				if a == results.ExactAlgorithm {
+				if a == "trellis" { // the exact algorithm
 					r.LogZ = results.Log(base + 3)
 					r.MAPTrees, r.MAPPurityPairMin, r.MAPPurityPairMax = ptr(2), ptr(0.5), ptr(0.75)
 				}

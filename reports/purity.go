@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/reports/table"
 )
@@ -36,7 +37,7 @@ func purity(in Input, dir string) ([]string, error) {
 	csvT := table.Table{Header: []string{"dataset", "algorithm", "items", "labelled_leaves", "leaves",
 		"dp_leaf_mean", "dp_leaf_std", "dp_pair_mean", "dp_pair_std", "flat_mean", "flat_std", "adjusted_mean", "adjusted_std"}}
 	itemCSV := table.Table{Header: []string{"dataset", "item", "algorithm", "n", "labelled_leaves",
-		"dp_leaf", "dp_pair", "flat", "adjusted", results.ExactGap.Key, "map_trees", "map_dp_pair_min", "map_dp_pair_max"}}
+		"dp_leaf", "dp_pair", "flat", "adjusted", metric.ExactGap, "map_trees", "map_dp_pair_min", "map_dp_pair_max"}}
 	anyTies := false
 	for _, ds := range in.Datasets {
 		items := joined[ds]
@@ -58,8 +59,8 @@ func purity(in Input, dir string) ([]string, error) {
 				n++
 				labelled += r.LabelledLeaves
 				leaves += r.N
-				leaf, pair = appendSome(leaf, r.DendrogramPurity), appendSome(pair, r.DendrogramPurityPair)
-				flat, adj = appendSome(flat, r.FlatPurity), appendSome(adj, r.AdjustedPurity)
+				leaf, pair = appendSome(leaf, &r, metric.DendrogramPurity), appendSome(pair, &r, metric.DendrogramPurityPair)
+				flat, adj = appendSome(flat, &r, metric.FlatPurity), appendSome(adj, &r, metric.AdjustedPurity)
 			}
 			if n == 0 {
 				continue
@@ -87,7 +88,7 @@ func purity(in Input, dir string) ([]string, error) {
 	notes := []string{
 		"Dendrogram purity is the BHC paper's (a leaf drawn uniformly among leaves whose class has another member, then a second leaf of its class; the share of its class in the smallest subtree holding both); pair-weighted draws the pair uniformly among same-class pairs (Kobren et al. 2017). Flat purity is Σ over clusters of the largest class count over the items; adjusted purity keeps only the k largest of those counts, k the number of classes (Voisin & Klus).",
 		"Leaves of unknown class are left out of every purity; 'labelled leaves' counts those kept.",
-		"The " + results.ExactGap.Short + " (" + results.ExactGap.Key + " in purity_by_item.csv, compare and hcbench history) is " + results.ExactGap.Definition,
+		"The " + metric.Builtin(metric.ExactGap).Short + " (" + metric.ExactGap + " in purity_by_item.csv, compare and hcbench history) is " + metric.Builtin(metric.ExactGap).Definition,
 	}
 	if anyTies {
 		notes = append(notes,
@@ -111,15 +112,24 @@ func hasLabels(items map[string]map[string]results.Record) bool {
 	return false
 }
 
-func appendSome(xs []float64, p *float64) []float64 {
-	if p == nil {
-		return xs
+// appendSome appends the record's value of a metric, where it has one.
+func appendSome(xs []float64, r *results.Record, key string) []float64 {
+	if v, ok := r.Metric(key); ok {
+		return append(xs, v)
 	}
-	return append(xs, *p)
+	return xs
+}
+
+// metricOrNaN is the record's value of a metric, NaN where it has none.
+func metricOrNaN(r *results.Record, key string) float64 {
+	if v, ok := r.Metric(key); ok {
+		return v
+	}
+	return math.NaN()
 }
 
 // purityPerItem returns, for the items of a data set, a table of each algorithm's gap to the
-// exact MAP (results.ExactGap; where a trellis ran, for the trees with a log-likelihood), one of
+// exact MAP (metric.ExactGap; where a trellis ran, for the trees with a log-likelihood), one of
 // each algorithm's dendrogram purity and the MAP ties (where recorded), a row per item and a
 // column per algorithm each, so that neither grows wider than the algorithms; and the matching
 // CSV rows, one per item and algorithm.
@@ -134,7 +144,7 @@ func purityPerItem(in Input, ds string, items map[string]map[string]results.Reco
 	var exact string
 	for _, a := range in.Algorithms {
 		for _, recs := range items {
-			if r, ok := recs[a]; ok && r.AlgorithmName == results.ExactAlgorithm {
+			if r, ok := recs[a]; ok && r.HasRole(results.Exact) {
 				exact = a
 			}
 		}
@@ -154,7 +164,7 @@ func purityPerItem(in Input, ds string, items map[string]map[string]results.Reco
 		if !ok {
 			return math.NaN()
 		}
-		if g, ok := results.ExactGap.Value(&r, exactMAP); ok {
+		if g, ok := metric.Builtin(metric.ExactGap).Of(&r, &metric.Run{Exact: exactMAP}); ok {
 			return g
 		}
 		return math.NaN()
@@ -208,8 +218,8 @@ func purityPerItem(in Input, ds string, items map[string]map[string]results.Reco
 		row := []string{id, strconv.Itoa(any.N), strconv.Itoa(any.LabelledLeaves)}
 		for _, a := range algs {
 			cell := ""
-			if r, ok := recs[a]; ok && r.DendrogramPurity != nil {
-				cell = fixed3(*r.DendrogramPurity)
+			if r, ok := recs[a]; ok && !math.IsNaN(metricOrNaN(&r, metric.DendrogramPurity)) {
+				cell = fixed3(metricOrNaN(&r, metric.DendrogramPurity))
 				mt := []string{"", "", ""}
 				if a == exact {
 					if tt, ok := mapTies(r); ok {
@@ -217,7 +227,7 @@ func purityPerItem(in Input, ds string, items map[string]map[string]results.Reco
 					}
 				}
 				rows = append(rows, append([]string{ds, id, a, strconv.Itoa(r.N), strconv.Itoa(r.LabelledLeaves),
-					num(*r.DendrogramPurity), num(deref(r.DendrogramPurityPair)), num(deref(r.FlatPurity)), num(deref(r.AdjustedPurity)),
+					num(metricOrNaN(&r, metric.DendrogramPurity)), num(metricOrNaN(&r, metric.DendrogramPurityPair)), num(metricOrNaN(&r, metric.FlatPurity)), num(metricOrNaN(&r, metric.AdjustedPurity)),
 					num(gap(recs, a))}, mt...))
 			}
 			row = append(row, cell)
@@ -236,7 +246,7 @@ func purityPerItem(in Input, ds string, items map[string]map[string]results.Reco
 	}
 	var out []section
 	if len(gapAlgs) > 0 {
-		out = append(out, section{title: ds + ": " + results.ExactGap.Short + " per item (nats)", table: gaps})
+		out = append(out, section{title: ds + ": " + metric.Builtin(metric.ExactGap).Short + " per item (nats)", table: gaps})
 	}
 	return append(out, section{title: ds + ": dendrogram purity per item", table: dp}), rows
 }
@@ -265,7 +275,7 @@ func mapTiesTable(in Input, items map[string]map[string]results.Record) (table.T
 		var trees, rule, lo, hi []float64
 		for _, id := range sortedItemIDs(items) {
 			r, ok := items[id][a]
-			if !ok || r.AlgorithmName != results.ExactAlgorithm {
+			if !ok || !r.HasRole(results.Exact) {
 				continue
 			}
 			tt, ok := mapTies(r)
@@ -273,8 +283,8 @@ func mapTiesTable(in Input, items map[string]map[string]results.Record) (table.T
 				continue
 			}
 			trees = append(trees, tt.trees)
-			if r.DendrogramPurityPair != nil && !math.IsNaN(tt.lo) {
-				rule, lo, hi = append(rule, *r.DendrogramPurityPair), append(lo, tt.lo), append(hi, tt.hi)
+			if pair, ok := r.Metric(metric.DendrogramPurityPair); ok && !math.IsNaN(tt.lo) {
+				rule, lo, hi = append(rule, pair), append(lo, tt.lo), append(hi, tt.hi)
 			}
 		}
 		if len(trees) == 0 {

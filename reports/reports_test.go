@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hcbench/hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/reports/golden"
 )
@@ -250,9 +251,11 @@ func labelledRecords() Input {
 				r.Newick = "((s1,s3),(s2,s4));"
 			case "brt":
 				r.Newick, r.LogLikelihood, r.LogEvidence = c.b.newick, nil, results.Log(c.b.evidence)
-				r.Clusters, r.FlatPurity, r.AdjustedPurity = c.b.clusters, ptr(c.b.flat), ptr(c.b.adj)
+				r.Clusters = c.b.clusters
+				setMetrics(&r, metric.FlatPurity, c.b.flat, metric.AdjustedPurity, c.b.adj)
 			}
-			r.DendrogramPurity, r.DendrogramPurityPair, r.LabelledLeaves = ptr(a.dp), ptr(a.dp), 3
+			r.LabelledLeaves = 3
+			setMetrics(&r, metric.DendrogramPurity, a.dp, metric.DendrogramPurityPair, a.dp)
 			in.Records = append(in.Records, r)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/reports/table"
 )
@@ -22,15 +23,16 @@ func init() {
 // failures and −Inf trees, the mean ± std log-likelihood over finite values, log Z where an
 // algorithm computes it (the trellis), the log evidence where an algorithm has one (the Bayesian
 // family), both over finite values with the −Inf ones counted, the mean ± std gap to the truth
-// tree (results.TruthGap: the truth's log-likelihood minus the tree's, as history shows it), and
+// tree (metric.TruthGap: the truth's log-likelihood minus the tree's, as history shows it), and
 // the mean task time. The Markdown leaves out the columns, and the notes, that no algorithm of a
 // data set fills.
 func summary(in Input, dir string) ([]string, error) {
-	gapKey := results.TruthGap.Key
+	truthGap := metric.Builtin(metric.TruthGap)
+	gapKey := truthGap.Key
 	csvT := table.Table{Header: []string{"dataset", "algorithm", "items", "failed", "neg_inf",
 		"loglik_mean", "loglik_std", "logz_mean", "logz_std", "logz_neg_inf", "log_evidence_mean", "log_evidence_std", "log_evidence_neg_inf",
 		gapKey + "_mean", gapKey + "_std", gapKey + "_items", "seconds_mean"}}
-	header := []string{"algorithm", "items", "failed", "−inf", "log-likelihood", "log Z", "log evidence", results.TruthGap.Short, "seconds"}
+	header := []string{"algorithm", "items", "failed", "−inf", "log-likelihood", "log Z", "log evidence", truthGap.Short, "seconds"}
 	shown := map[string]bool{}
 	var sections []section
 	for _, ds := range in.Datasets {
@@ -52,7 +54,7 @@ func summary(in Input, dir string) ([]string, error) {
 				items++
 				lz.add(r.LogZ)
 				ev.add(r.LogEvidence)
-				if g, ok := results.TruthGap.Value(&r, nil); ok {
+				if g, ok := truthGap.Of(&r, nil); ok {
 					gap = append(gap, g)
 				}
 				if r.LogLikelihood == nil {
@@ -99,9 +101,9 @@ func summary(in Input, dir string) ([]string, error) {
 		notes = append(notes, "Log evidence is log p(D|T) of a Bayesian algorithm's tree under its cluster model (see the evidence report); mean ± std over the items with a finite value, (k −inf) counts the others.")
 	}
 	notes = append(notes, "−inf counts trees the model forbids; failed counts tasks that ended in an error (see the error field of results.jsonl). Seconds is the mean task time.")
-	if shown[results.TruthGap.Short] {
+	if shown[truthGap.Short] {
 		notes = append(notes, fmt.Sprintf("The %s (%s in summary.csv and in hcbench history) is %s Mean ± sample std; (k items) where fewer items have it than a log-likelihood.",
-			results.TruthGap.Short, gapKey, results.TruthGap.Definition))
+			truthGap.Short, gapKey, truthGap.Definition))
 	}
 	return writeReport(dir, "summary", "Summary: "+in.Experiment, sections, notes, csvFile{"summary.csv", csvT, "the run has no records"})
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/results"
 )
 
@@ -36,13 +37,13 @@ func orderInput() Input {
 					r.LogLikelihood, r.TruthLogLikelihood = results.Log(-10.7-x*1.3), results.Log(-11.3-x)
 				case "bhc":
 					r.LogEvidence = results.Log(-100 - x*x*x)
-					r.FlatPurity, r.AdjustedPurity = ptr(0.5+x/10), ptr(0.4+x/10)
+					setMetrics(&r, metric.FlatPurity, 0.5+x/10, metric.AdjustedPurity, 0.4+x/10)
 				}
 				// Labelled leaves and purities for the purity report; the trellis also counts
 				// its MAP trees.
 				r.LeafLabels = []string{"A", "A", "B", "B", "", "A"}[:r.N]
 				r.LabelledLeaves = 4 + i%2
-				r.DendrogramPurity, r.DendrogramPurityPair = ptr(0.3+x/3), ptr(0.2+x/7)
+				setMetrics(&r, metric.DendrogramPurity, 0.3+x/3, metric.DendrogramPurityPair, 0.2+x/7)
 				if a == "trellis" {
 					r.MAPTrees, r.MAPPurityPairMin, r.MAPPurityPairMax = ptr(float64(3+i)), ptr(0.1+x/9), ptr(0.6+x/11)
 				}

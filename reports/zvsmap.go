@@ -43,7 +43,7 @@ func zVsMAP(in Input, dir string) ([]string, error) {
 	// several trellis variants (which agree on log Z and the MAP) is one point, its first record's.
 	seen := map[[2]string]bool{}
 	for _, r := range in.Records {
-		if r.Error != "" || r.AlgorithmName != results.ExactAlgorithm || r.LogZ == nil || r.LogLikelihood == nil {
+		if r.Error != "" || !r.HasRole(results.Exact) || r.LogZ == nil || r.LogLikelihood == nil {
 			continue
 		}
 		key := [2]string{r.Dataset, r.Item}

@@ -28,6 +28,7 @@ import (
 	"github.com/hcbench/hcbench/experiments/compare"
 	"github.com/hcbench/hcbench/experiments/config"
 	"github.com/hcbench/hcbench/experiments/memory"
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/plan"
 	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/experiments/rundir"
@@ -831,20 +832,18 @@ func isTerminal(w io.Writer) bool {
 
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// The thresholds default to NEW's config (its manifest); a flag given overrides one. There is a
-	// flag per quality metric (results.Metrics) and one for time.
+	// flag per metric that compare tracks (package metric's table; time among them), its key
+	// with '-' for '_'.
 	synopsis := "compare"
-	keys := []string{}
-	for _, m := range results.Metrics {
-		keys = append(keys, m.Key)
-	}
-	keys = append(keys, "time")
-	for _, k := range keys {
-		synopsis += " [-" + strings.ReplaceAll(k, "_", "-") + " X]"
+	tracked := metric.Tracked(metric.Compare)
+	keys := metric.Keys(tracked)
+	for _, m := range tracked {
+		synopsis += " [-" + m.Flag() + " X]"
 	}
 	fs := newFlags("compare", stderr, synopsis+" [-allow-missing] OLD NEW")
 	values := map[string]*float64{}
-	for _, k := range keys {
-		values[k] = fs.Float64(strings.ReplaceAll(k, "_", "-"), 0, results.Thresholds{}.Help(k)+" (default: NEW's config)")
+	for _, m := range tracked {
+		values[m.Key] = fs.Float64(m.Flag(), 0, m.ThresholdHelp+" (default: NEW's config)")
 	}
 	allowMissing := fs.Bool("allow-missing", false, "do not fail when NEW did not finish or lacks tasks of OLD; compare the tasks both have")
 	dirs, err := parse(fs, args)
@@ -868,7 +867,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		runs[i] = compare.Run{Manifest: m, Records: recs}
 	}
-	th := runs[1].Manifest.Thresholds
+	th := metric.Resolve(runs[1].Manifest.Thresholds) // a copy, old keys renamed, defaults filled
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	for _, k := range keys {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hcbench/hcbench/algorithms/tree"
 	"github.com/hcbench/hcbench/datasets/datadir/datatest"
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/results"
 )
 
@@ -378,8 +379,9 @@ algorithms:
 		case r.Algorithm == "ties":
 			// Two Gaussian clusters of 4 under the correlation energy: at least the tie rule's tree
 			// reaches the MAP, and its purity lies in the range over all MAP trees.
-			if r.Error != "" || r.MAPTrees == nil || *r.MAPTrees < 1 || r.MAPPurityPairMin == nil || r.MAPPurityPairMax == nil ||
-				*r.MAPPurityPairMin > *r.DendrogramPurityPair+1e-12 || *r.DendrogramPurityPair > *r.MAPPurityPairMax+1e-12 {
+			pair, ok := r.Metric(metric.DendrogramPurityPair)
+			if r.Error != "" || r.MAPTrees == nil || *r.MAPTrees < 1 || r.MAPPurityPairMin == nil || r.MAPPurityPairMax == nil || !ok ||
+				*r.MAPPurityPairMin > pair+1e-12 || pair > *r.MAPPurityPairMax+1e-12 {
 				t.Errorf("%s: %+v", k, r)
 			}
 		case r.Algorithm == "trellis":
@@ -500,8 +502,8 @@ reports: [purity, dendrograms]
 		if r.N != 12 || len(r.LeafNames) != 12 || fmt.Sprint(counts) != "map[:2 Basal:2 Her2:2 LumA:2 LumB:2 Normal:2]" {
 			t.Errorf("%s: N %d, names %v, labels %v", k, r.N, r.LeafNames, counts)
 		}
-		if r.DendrogramPurity == nil || r.LabelledLeaves != 10 {
-			t.Errorf("%s: purity %v over %d leaves", k, r.DendrogramPurity, r.LabelledLeaves)
+		if _, ok := r.Metric(metric.DendrogramPurity); !ok || r.LabelledLeaves != 10 {
+			t.Errorf("%s: purity %v over %d leaves", k, r.Metrics, r.LabelledLeaves)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(out, "reports", "dendrograms-pam50.png")); err != nil {
@@ -586,7 +588,7 @@ reports: [evidence, dendrograms]
 				seen[i] = true
 			}
 		}
-		if slices.Contains(seen, false) || r.FlatPurity == nil || r.DendrogramPurity == nil {
+		if slices.Contains(seen, false) || !hasMetric(r, metric.FlatPurity) || !hasMetric(r, metric.DendrogramPurity) {
 			t.Errorf("%s: clusters %v do not partition %d items, or purities missing", k, r.Clusters, r.N)
 		}
 		if scored := r.Dataset == "g" && r.Algorithm != "brt"; scored != (r.LogLikelihood != nil) {
@@ -647,4 +649,10 @@ func mustRead(t *testing.T, path string) string {
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// hasMetric reports whether a record has a value of a computed metric.
+func hasMetric(r results.Record, key string) bool {
+	_, ok := r.Metric(key)
+	return ok
 }

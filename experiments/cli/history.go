@@ -58,7 +58,7 @@ func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		synopsis()
 		fmt.Fprint(fs.Output(), historyHelp)
 		fmt.Fprintln(fs.Output(), "\nMetrics (-bisect takes the key):")
-		for _, m := range history.Metrics {
+		for _, m := range history.Metrics() {
 			fmt.Fprintf(fs.Output(), "  %-15s %s (%s)\n", m.Key, m.Name, history.BetterWords(m.Better))
 		}
 		fmt.Fprintf(fs.Output(), historyExits, 100*history.TimeTolerance.Rel, 1000*history.TimeTolerance.Floor)

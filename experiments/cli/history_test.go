@@ -223,7 +223,7 @@ func TestHistoryProblems(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stdout, "Usage: hcbench history") || !strings.Contains(stdout, "the git bisect command") {
 		t.Errorf("help history: exit %d\n%s", code, stdout)
 	}
-	for _, m := range history.Metrics {
+	for _, m := range history.Metrics() {
 		if !regexp.MustCompile(`(?m)^  ` + m.Key + ` +` + regexp.QuoteMeta(m.Name) + ` \(`).MatchString(stdout) {
 			t.Errorf("help history does not list the metric %s", m.Key)
 		}

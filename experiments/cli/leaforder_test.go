@@ -17,6 +17,7 @@ import (
 	"github.com/hcbench/hcbench/algorithms/tree"
 	"github.com/hcbench/hcbench/datasets/datadir/datatest"
 	"github.com/hcbench/hcbench/datasets/jets"
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/registry"
 	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/internal/externaltest"
@@ -65,7 +66,8 @@ reports: []
 	type level struct{ mean, sd float64 }
 	levels := map[string]level{} // by the item's sorted labels: the chance level depends on no more
 	for _, r := range readRecords(t, out) {
-		if r.DendrogramPurity == nil {
+		purity, ok := r.Metric(metric.DendrogramPurity)
+		if !ok {
 			t.Fatalf("%s: no purity (error %q)", r.Key, r.Error)
 		}
 		s := by[r.Dataset]
@@ -84,7 +86,7 @@ reports: []
 			levels[key] = l
 		}
 		s.items++
-		s.sum += *r.DendrogramPurity
+		s.sum += purity
 		s.chance += l.mean
 		s.variance += l.sd * l.sd
 	}

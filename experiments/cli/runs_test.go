@@ -359,7 +359,7 @@ func TestResultFreeKeys(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if m := readManifest(t, filepath.Join(out, results.ManifestFile)); m.Thresholds.Time != 0.25 || m.Thresholds.Purity != 0.01 || !slices.Equal(m.Reports, []string{"summary", "runtime"}) {
+	if m := readManifest(t, filepath.Join(out, results.ManifestFile)); m.Thresholds["time"] != 0.25 || m.Thresholds["dendrogram_purity"] != 0.01 || !slices.Equal(m.Reports, []string{"summary", "runtime"}) {
 		t.Errorf("manifest thresholds %+v, reports %v", m.Thresholds, m.Reports)
 	}
 	other := writeFile(t, dir, "other.yaml", strings.NewReplacer("seed: 3", "seed: 4", "jets: 40", "jets: 41").Replace(smallConfig))
@@ -474,14 +474,14 @@ func TestNightlyThresholdsPassOnSameCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	th := nightly.Thresholds
-	if th.LogLikelihood == 0 || th.Purity == 0 {
+	if th["log_likelihood"] == 0 || th["dendrogram_purity"] == 0 {
 		t.Fatalf("configs/nightly.yaml's thresholds were not read: %+v", th)
 	}
 	dir := t.TempDir()
 	cfg := writeFile(t, dir, "n.yaml", fmt.Sprintf(`version: 1
 name: nightly-small
 seed: 9
-thresholds: {log_likelihood: %g, exact_gap: %g, log_evidence: %g, purity: %g, time: %g}
+thresholds: {log_likelihood: %g, exact_gap: %g, log_evidence: %g, dendrogram_purity: %g, time: %g}
 datasets:
   - {name: qcd, generator: ginkgo, jets: 12, min_leaves: 4, max_leaves: 9, t_cut: 16}
   - {name: blobs, generator: mixture, items: 3, points: 12, components: 3, separation: 4}
@@ -492,7 +492,7 @@ algorithms:
   - {name: trellis, datasets: [qcd]}
   - {name: bhc, datasets: [blobs]}
   - {name: rbhc, m: 4, datasets: [blobs]}
-`, th.LogLikelihood, th.ExactGap, th.LogEvidence, th.Purity, th.Time))
+`, th["log_likelihood"], th["exact_gap"], th["log_evidence"], th["dendrogram_purity"], th["time"]))
 	a, b := filepath.Join(dir, "night1"), filepath.Join(dir, "night2")
 	runOK(t, "run", cfg, "-out", a)
 	runOK(t, "run", cfg, "-out", b)

@@ -1,6 +1,7 @@
 // Package compare is the core of `hcbench compare OLD NEW`: it joins two runs by task key and
-// compares them per data set and algorithm label — quality (log-likelihood, gap to the exact MAP,
-// log evidence, dendrogram purity), time (median and a Mann-Whitney U test over every run of
+// compares them per data set and algorithm label — quality (the metrics of package metric's
+// table that compare tracks: log-likelihood, gap to the exact MAP, log evidence, dendrogram
+// purity, …), time (median and a Mann-Whitney U test over every run of
 // every task, as benchstat over bench.txt) and
 // failures — names the regressions beyond the thresholds, and the problems that make the
 // comparison itself unsound: a NEW run that did not finish, tasks of OLD missing from NEW, a task
@@ -16,6 +17,7 @@ import (
 
 	"github.com/aclements/go-moremath/stats"
 
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/internal/english"
 )
@@ -37,6 +39,7 @@ type Run struct {
 
 // Options configure a comparison.
 type Options struct {
+	// Thresholds are by metric key; a metric without one has its default (metric.Resolve).
 	Thresholds results.Thresholds
 	// AllowMissing accepts a NEW run that did not finish or lacks tasks of OLD: the tasks both
 	// have are compared, and the others listed, without failing.
@@ -85,10 +88,10 @@ type Row struct {
 	Tasks int
 	// FailedBoth counts the tasks that failed in both runs.
 	FailedBoth int
-	// Quality holds each quality metric (results.Metrics, by key) over the items where both
-	// runs have it: the log-likelihood where both are finite, the gap to the exact MAP (the
-	// trellis's MAP minus this algorithm's log-likelihood, in the same run) where both runs have
-	// one, not for the trellis itself; the log evidence; the leaf-weighted dendrogram purity.
+	// Quality holds each quality metric (Quality(), by key) over the items where both runs have
+	// it: the log-likelihood where both are finite, the gap to the exact MAP (the trellis's MAP
+	// minus this algorithm's log-likelihood, in the same run) where both runs have one, not for
+	// the trellis itself; the log evidence; the leaf-weighted dendrogram purity; ….
 	Quality map[string]Change
 	// NewlyInfinite are the items whose log-likelihood was finite in OLD and is −Inf in NEW
 	// (a regression: an infinite drop the mean leaves out).
@@ -143,16 +146,29 @@ type Failure struct {
 	Key, Item, Error string
 }
 
+// Quality returns the quality metrics that compare compares: those of the table it tracks, but
+// time, which has a rule of its own (a Mann-Whitney test over the timings).
+func Quality() []*metric.Metric {
+	var out []*metric.Metric
+	for _, m := range metric.Tracked(metric.Compare) {
+		if m.Key != metric.Time {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // Compare joins the two runs by task key and compares them per data set and algorithm label.
 func Compare(old, new Run, o Options) *Result {
-	th := o.Thresholds
+	th := metric.Resolve(o.Thresholds)
 	res := &Result{Old: old.Manifest, New: new.Manifest, Thresholds: th, AllowMissing: o.AllowMissing}
 	var oldBy, newBy map[string]results.Record
 	oldBy, res.DuplicatesOld = byKey(old.Records)
 	newBy, res.DuplicatesNew = byKey(new.Records)
 	res.OldRecorded, res.NewRecorded = len(oldBy), len(newBy)
 	res.TimeNote = differentMachines(old.Manifest, new.Manifest)
-	exactOld, exactNew := results.ExactMAP(old.Records), results.ExactMAP(new.Records)
+	runOld, runNew := metric.NewRun(old.Records), metric.NewRun(new.Records)
+	quality := Quality()
 
 	type pair struct{ old, new results.Record }
 	type rowKey struct{ ds, alg string }
@@ -205,13 +221,13 @@ func Compare(old, new Run, o Options) *Result {
 	for k, rw := range rows {
 		ps := common[k]
 		var tOld, tNew []float64
-		olds, news := make([][]float64, len(results.Metrics)), make([][]float64, len(results.Metrics))
+		olds, news := make([][]float64, len(quality)), make([][]float64, len(quality))
 		for _, p := range ps {
 			tOld = append(tOld, p.old.Timings()...)
 			tNew = append(tNew, p.new.Timings()...)
-			for i, m := range results.Metrics {
-				vo, okO := m.Value(&p.old, exactOld)
-				vn, okN := m.Value(&p.new, exactNew)
+			for i, m := range quality {
+				vo, okO := m.Of(&p.old, runOld)
+				vn, okN := m.Of(&p.new, runNew)
 				if okO && okN {
 					olds[i], news[i] = append(olds[i], vo), append(news[i], vn)
 				}
@@ -221,7 +237,7 @@ func Compare(old, new Run, o Options) *Result {
 			}
 		}
 		rw.Quality = map[string]Change{}
-		for i, m := range results.Metrics {
+		for i, m := range quality {
 			rw.Quality[m.Key] = change(olds[i], news[i])
 		}
 		rw.Time = timing(tOld, tNew)
@@ -290,11 +306,12 @@ func differentMachines(old, new results.Manifest) string {
 	return ""
 }
 
-// timeVerdict decides whether a row's times regressed: slower by more than th.Time, with
+// timeVerdict decides whether a row's times regressed: slower by more than th's time, with
 // p < Alpha and a new median of at least MinTimed; and then only with MinTimeSamples timings in
 // both runs and on the same machine (machineNote ""), else waived says why not.
 func timeVerdict(t Time, th results.Thresholds, machineNote string) (regressed bool, waived string) {
-	if th.Time <= 0 || !t.Significant || math.IsNaN(t.Ratio) || t.Ratio-1 <= th.Time || t.New < MinTimed {
+	limit := timeThreshold(th)
+	if limit <= 0 || !t.Significant || math.IsNaN(t.Ratio) || t.Ratio-1 <= limit || t.New < MinTimed {
 		return false, ""
 	}
 	switch {
@@ -480,10 +497,17 @@ func status(m results.Manifest, recorded int) string {
 	return fmt.Sprintf("%s, %d of %s", st, recorded, english.Count(m.Tasks, "task", "tasks"))
 }
 
-// worsening is how much worse NEW is than OLD on a metric (positive: worse).
-func worsening(m results.Metric, c Change) float64 {
-	if m.Higher {
+// timeThreshold is the threshold of the task time in th.
+func timeThreshold(th results.Thresholds) float64 { return metric.Builtin(metric.Time).ThresholdIn(th) }
+
+// worsening is how much worse NEW is than OLD on a metric (positive: worse; a metric better in
+// neither direction is worse by any change).
+func worsening(m *metric.Metric, c Change) float64 {
+	switch m.Better {
+	case metric.HigherIsBetter:
 		return -c.Delta
+	case metric.Neither:
+		return math.Abs(c.Delta)
 	}
 	return c.Delta
 }
@@ -493,13 +517,13 @@ func worsening(m results.Metric, c Change) float64 {
 func qualityRegressions(r *Row, th results.Thresholds) []string {
 	where := r.Dataset + "/" + r.Algorithm
 	var out []string
-	for _, m := range results.Metrics {
-		c, lim := r.Quality[m.Key], m.Threshold(th)
+	for _, m := range Quality() {
+		c, lim := r.Quality[m.Key], m.ThresholdIn(th)
 		if c.Items == 0 || !beyond(worsening(m, c), lim, c) {
 			continue
 		}
 		verb := "rose"
-		if m.Higher {
+		if c.Delta < 0 {
 			verb = "fell"
 		}
 		unit := ""
@@ -523,7 +547,7 @@ func qualityRegressions(r *Row, th results.Thresholds) []string {
 func timeRegression(r *Row, th results.Thresholds) string {
 	t := r.Time
 	return fmt.Sprintf("%s/%s: median time rose by %.1f%% (%ss → %ss, p=%.3f n=%s; threshold %g%%)",
-		r.Dataset, r.Algorithm, 100*(t.Ratio-1), num(t.Old), num(t.New), t.P, t.N(), 100*th.Time)
+		r.Dataset, r.Algorithm, 100*(t.Ratio-1), num(t.Old), num(t.New), t.P, t.N(), 100*timeThreshold(th))
 }
 
 // num formats a mean or difference with enough digits to see a change at the default

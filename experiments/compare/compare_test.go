@@ -3,12 +3,14 @@ package compare
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/results"
 )
 
@@ -17,7 +19,7 @@ import (
 // compare them as text.
 
 // defaults are the config's default thresholds.
-var defaults = results.Thresholds{LogLikelihood: 1e-6, ExactGap: 1e-6, LogEvidence: 1e-6, Purity: 0.001, Time: 0}
+var defaults = results.Thresholds{"log_likelihood": 1e-6, "exact_gap": 1e-6, "log_evidence": 1e-6, "dendrogram_purity": 0.001, "time": 0}
 
 func fptr(v float64) *float64 { return &v }
 
@@ -48,7 +50,7 @@ func baseRun() Run {
 				r := rec(ds, item, alg, alg)
 				r.N = 5 + i
 				r.LogLikelihood = results.Log(exact - 0.3*float64(a) - 0.1*float64(a*i))
-				r.DendrogramPurity = fptr(0.95 - 0.05*float64(a) - 0.01*float64(i))
+				r.Metrics = map[string]float64{metric.DendrogramPurity: 0.95 - 0.05*float64(a) - 0.01*float64(i)}
 				if alg == "bhc" {
 					r.LogEvidence = results.Log(-40.3 - 0.7*float64(i))
 				}
@@ -74,8 +76,8 @@ func clone(r Run) Run {
 		if x.LogEvidence != nil {
 			x.LogEvidence = results.Log(x.LogEvidence.Value())
 		}
-		if x.DendrogramPurity != nil {
-			x.DendrogramPurity = fptr(*x.DendrogramPurity)
+		if x.Metrics != nil {
+			x.Metrics = maps.Clone(x.Metrics)
 		}
 	}
 	return out
@@ -153,14 +155,14 @@ func TestIdenticalRuns(t *testing.T) {
 	}
 	// The metrics: greedy is 0.3 + 0.1·i below the trellis on item i, so its mean gap is 0.45.
 	g := row(t, res, "jets", "greedy")
-	if g.Quality[results.MetricExactGap].Items != 4 || math.Abs(g.Quality[results.MetricExactGap].Old-0.45) > 1e-12 || g.Quality[results.MetricExactGap].Delta != 0 {
-		t.Errorf("jets/greedy gap %+v, want mean 0.45 over 4 items", g.Quality[results.MetricExactGap])
+	if g.Quality[metric.ExactGap].Items != 4 || math.Abs(g.Quality[metric.ExactGap].Old-0.45) > 1e-12 || g.Quality[metric.ExactGap].Delta != 0 {
+		t.Errorf("jets/greedy gap %+v, want mean 0.45 over 4 items", g.Quality[metric.ExactGap])
 	}
-	if tr := row(t, res, "jets", "trellis"); tr.Quality[results.MetricExactGap].Items != 0 || tr.Quality[results.MetricLogEvidence].Items != 0 {
-		t.Errorf("jets/trellis has a gap to itself %+v or evidence %+v", tr.Quality[results.MetricExactGap], tr.Quality[results.MetricLogEvidence])
+	if tr := row(t, res, "jets", "trellis"); tr.Quality[metric.ExactGap].Items != 0 || tr.Quality[metric.LogEvidence].Items != 0 {
+		t.Errorf("jets/trellis has a gap to itself %+v or evidence %+v", tr.Quality[metric.ExactGap], tr.Quality[metric.LogEvidence])
 	}
-	if b := row(t, res, "iris", "bhc"); b.Quality[results.MetricLogEvidence].Items != 4 || b.Quality[results.MetricPurity].Items != 4 {
-		t.Errorf("iris/bhc evidence %+v, purity %+v", b.Quality[results.MetricLogEvidence], b.Quality[results.MetricPurity])
+	if b := row(t, res, "iris", "bhc"); b.Quality[metric.LogEvidence].Items != 4 || b.Quality[metric.DendrogramPurity].Items != 4 {
+		t.Errorf("iris/bhc evidence %+v, purity %+v", b.Quality[metric.LogEvidence], b.Quality[metric.DendrogramPurity])
 	}
 
 	out := text(t, res)
@@ -209,7 +211,7 @@ func TestWorsePurity(t *testing.T) {
 	old := baseRun()
 	new := clone(old)
 	r := find(t, new, key("iris", "2", "bhc"))
-	*r.DendrogramPurity -= 0.1
+	r.Metrics[metric.DendrogramPurity] -= 0.1
 	res := Compare(old, new, Options{Thresholds: defaults})
 	wantRegressions(t, res, []string{"iris/bhc: mean dendrogram purity fell by 0.025 (0.835 → 0.81 over 4 items; threshold 0.001)"})
 	if out := text(t, res); !strings.Contains(out, "1 REGRESSION") {
@@ -222,7 +224,8 @@ func TestNewFailure(t *testing.T) {
 	new := clone(old)
 	r := find(t, new, key("iris", "2", "greedy"))
 	r.Error = "greedy: out of memory\nstack …"
-	r.LogLikelihood, r.DendrogramPurity = nil, nil
+	r.LogLikelihood = nil
+	delete(r.Metrics, metric.DendrogramPurity)
 	// A task that failed in OLD and succeeds in NEW is fixed, not a regression; one failing in
 	// both is counted.
 	find(t, old, key("jets", "0", "bhc")).Error = "boom"
@@ -230,8 +233,8 @@ func TestNewFailure(t *testing.T) {
 	find(t, new, key("jets", "1", "bhc")).Error = "boom"
 	res := Compare(old, new, Options{Thresholds: defaults})
 	wantRegressions(t, res, []string{"iris/greedy: task dataset=iris|item=2|algorithm=greedy succeeded in OLD and fails in NEW: greedy: out of memory …"})
-	if g := row(t, res, "iris", "greedy"); g.Tasks != 3 || g.Quality[results.MetricLogLikelihood].Items != 3 {
-		t.Errorf("iris/greedy over %d tasks, %d items; want 3", g.Tasks, g.Quality[results.MetricLogLikelihood].Items)
+	if g := row(t, res, "iris", "greedy"); g.Tasks != 3 || g.Quality[metric.LogLikelihood].Items != 3 {
+		t.Errorf("iris/greedy over %d tasks, %d items; want 3", g.Tasks, g.Quality[metric.LogLikelihood].Items)
 	}
 	b := row(t, res, "jets", "bhc")
 	if !slices.Equal(b.Fixed, []string{key("jets", "0", "bhc")}) || b.FailedBoth != 1 || b.Tasks != 2 {
@@ -249,7 +252,7 @@ func TestNewFailure(t *testing.T) {
 // TestThresholdBoundary moves every item by exactly the threshold (not a regression, however the
 // means round) and by 1.001 times it (a regression), for each quality threshold.
 func TestThresholdBoundary(t *testing.T) {
-	loose := results.Thresholds{LogLikelihood: 10, ExactGap: 10, LogEvidence: 10, Purity: 10}
+	loose := results.Thresholds{"log_likelihood": 10, "exact_gap": 10, "log_evidence": 10, "dendrogram_purity": 10}
 	for _, c := range []struct {
 		name  string
 		th    results.Thresholds
@@ -257,20 +260,20 @@ func TestThresholdBoundary(t *testing.T) {
 		move  func(r *results.Record, by float64)
 		want  string
 	}{
-		{"log-likelihood", results.Thresholds{LogLikelihood: 0.1, ExactGap: 10, LogEvidence: 10, Purity: 10}, "trellis",
+		{"log-likelihood", results.Thresholds{"log_likelihood": 0.1, "exact_gap": 10, "log_evidence": 10, "dendrogram_purity": 10}, "trellis",
 			func(r *results.Record, by float64) { r.LogLikelihood = results.Log(r.LogLikelihood.Value() - by) }, "mean log-likelihood fell"},
-		{"log-likelihood 1e-6", results.Thresholds{LogLikelihood: 1e-6, ExactGap: 10, LogEvidence: 10, Purity: 10}, "trellis",
+		{"log-likelihood 1e-6", results.Thresholds{"log_likelihood": 1e-6, "exact_gap": 10, "log_evidence": 10, "dendrogram_purity": 10}, "trellis",
 			func(r *results.Record, by float64) { r.LogLikelihood = results.Log(r.LogLikelihood.Value() - by) }, "mean log-likelihood fell"},
-		{"exact gap", results.Thresholds{LogLikelihood: 10, ExactGap: 1e-6, LogEvidence: 10, Purity: 10}, "greedy",
+		{"exact gap", results.Thresholds{"log_likelihood": 10, "exact_gap": 1e-6, "log_evidence": 10, "dendrogram_purity": 10}, "greedy",
 			func(r *results.Record, by float64) { r.LogLikelihood = results.Log(r.LogLikelihood.Value() - by) }, "mean gap to the exact MAP rose"},
-		{"log evidence", results.Thresholds{LogLikelihood: 10, ExactGap: 10, LogEvidence: 0.3, Purity: 10}, "bhc",
+		{"log evidence", results.Thresholds{"log_likelihood": 10, "exact_gap": 10, "log_evidence": 0.3, "dendrogram_purity": 10}, "bhc",
 			func(r *results.Record, by float64) { r.LogEvidence = results.Log(r.LogEvidence.Value() - by) }, "mean log evidence fell"},
-		{"purity", results.Thresholds{LogLikelihood: 10, ExactGap: 10, LogEvidence: 10, Purity: 0.001}, "bhc",
-			func(r *results.Record, by float64) { *r.DendrogramPurity -= by }, "mean dendrogram purity fell"},
+		{"purity", results.Thresholds{"log_likelihood": 10, "exact_gap": 10, "log_evidence": 10, "dendrogram_purity": 0.001}, "bhc",
+			func(r *results.Record, by float64) { r.Metrics[metric.DendrogramPurity] -= by }, "mean dendrogram purity fell"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			th := c.th
-			limit := map[string]float64{"log-likelihood": th.LogLikelihood, "log-likelihood 1e-6": th.LogLikelihood, "exact gap": th.ExactGap, "log evidence": th.LogEvidence, "purity": th.Purity}[c.name]
+			limit := map[string]float64{"log-likelihood": th["log_likelihood"], "log-likelihood 1e-6": th["log_likelihood"], "exact gap": th["exact_gap"], "log evidence": th["log_evidence"], "purity": th["dendrogram_purity"]}[c.name]
 			for _, f := range []struct {
 				factor float64
 				want   int
@@ -334,7 +337,7 @@ func TestTime(t *testing.T) {
 	// Noisy but equal: the same times shuffled, each moved by at most 3%.
 	noisy := []float64{1.07 * 1.01, 1.00 * 0.98, 1.11 * 0.99, 0.95 * 1.03, 1.02, 1.08 * 0.97, 0.99 * 1.02, 1.05, 0.97 * 1.01, 1.03 * 0.99}
 
-	slowTh := results.Thresholds{LogLikelihood: 1e-6, ExactGap: 1e-6, LogEvidence: 1e-6, Purity: 0.001, Time: 0.1}
+	slowTh := results.Thresholds{"log_likelihood": 1e-6, "exact_gap": 1e-6, "log_evidence": 1e-6, "dendrogram_purity": 0.001, "time": 0.1}
 	for _, c := range []struct {
 		name   string
 		new    []float64
@@ -347,10 +350,10 @@ func TestTime(t *testing.T) {
 		// The same slowdown of microsecond tasks is timer noise, below MinTimed: not a regression.
 		{"50% slower, microseconds", scaled(1.5e-5), slowTh, 0, true, []string{"no regressions"}},
 		{"50% slower, threshold 0", scaled(1.5), defaults, 0, true, []string{"+50.0%  p=0.000 n=10", "time not checked (0)", "no regressions"}},
-		{"20% slower, threshold 50%", scaled(1.2), results.Thresholds{Time: 0.5}, 0, true, []string{"+20.0%  p=0.000 n=10", "time 50% slower with p < 0.05", "no regressions"}},
+		{"20% slower, threshold 50%", scaled(1.2), results.Thresholds{"time": 0.5}, 0, true, []string{"+20.0%  p=0.000 n=10", "time 50% slower with p < 0.05", "no regressions"}},
 		{"noisy, equal", noisy, slowTh, 0, false, []string{"~ (p=0.", "no regressions", "no change"}},
 		// Just short of significance (p = 0.055): slower than the threshold, yet not a regression.
-		{"5% slower, not significant", scaled(1.05), results.Thresholds{Time: 0.01}, 0, false, []string{"+5.0%  ~ (p=0.055 n=10)", "no regressions"}},
+		{"5% slower, not significant", scaled(1.05), results.Thresholds{"time": 0.01}, 0, false, []string{"+5.0%  ~ (p=0.055 n=10)", "no regressions"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			olds := oldSecs
@@ -464,14 +467,14 @@ func TestInfiniteAndUnscored(t *testing.T) {
 	res := Compare(old, new, Options{Thresholds: defaults})
 	wantRegressions(t, res, []string{"jets/greedy: log-likelihood −Inf on 1 item finite in OLD (2)"})
 	g := row(t, res, "jets", "greedy")
-	if g.Quality[results.MetricLogLikelihood].Items != 1 || g.Quality[results.MetricExactGap].Items != 1 || math.IsNaN(g.Quality[results.MetricLogLikelihood].Old) {
-		t.Errorf("jets/greedy log-likelihood %+v, gap %+v; want item 3 only", g.Quality[results.MetricLogLikelihood], g.Quality[results.MetricExactGap])
+	if g.Quality[metric.LogLikelihood].Items != 1 || g.Quality[metric.ExactGap].Items != 1 || math.IsNaN(g.Quality[metric.LogLikelihood].Old) {
+		t.Errorf("jets/greedy log-likelihood %+v, gap %+v; want item 3 only", g.Quality[metric.LogLikelihood], g.Quality[metric.ExactGap])
 	}
-	if tr := row(t, res, "jets", "trellis"); tr.Quality[results.MetricLogLikelihood].Items != 3 || !tr.Unchanged() {
-		t.Errorf("jets/trellis log-likelihood %+v", tr.Quality[results.MetricLogLikelihood])
+	if tr := row(t, res, "jets", "trellis"); tr.Quality[metric.LogLikelihood].Items != 3 || !tr.Unchanged() {
+		t.Errorf("jets/trellis log-likelihood %+v", tr.Quality[metric.LogLikelihood])
 	}
 	d := row(t, res, "jets", "distance")
-	if d.Quality[results.MetricLogLikelihood].Items != 0 || d.Quality[results.MetricExactGap].Items != 0 || d.Tasks != 3 || !d.Unchanged() {
+	if d.Quality[metric.LogLikelihood].Items != 0 || d.Quality[metric.ExactGap].Items != 0 || d.Tasks != 3 || !d.Unchanged() {
 		t.Errorf("jets/distance %+v", d)
 	}
 	out := text(t, res)
@@ -554,7 +557,7 @@ func TestDuplicates(t *testing.T) {
 // regression, nor over 10 tasks timed on different machines; over 10 tasks on one machine it is
 // (TestTime), and the quality line of that row still says "no change".
 func TestTimeNeedsSamplesAndOneMachine(t *testing.T) {
-	th := results.Thresholds{Time: 0.1}
+	th := results.Thresholds{"time": 0.1}
 	few := []float64{1.00, 1.08, 0.97, 1.02}
 	slower := func(xs []float64) []float64 {
 		out := make([]float64, len(xs))
@@ -617,7 +620,7 @@ func TestTimeNeedsSamplesAndOneMachine(t *testing.T) {
 // medians are over the runs; and a run from before repeats (seconds only) compares with one
 // that has times, each of its tasks one sample.
 func TestTimeUsesEveryRun(t *testing.T) {
-	th := results.Thresholds{Time: 0.1}
+	th := results.Thresholds{"time": 0.1}
 	secs := []float64{1.00, 1.08, 0.97, 1.02}
 	withRuns := func(r Run, factor float64) Run {
 		for i := range r.Records {

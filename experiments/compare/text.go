@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/internal/english"
 )
@@ -56,7 +57,7 @@ func (r *Result) writeText(bw *bytes.Buffer) {
 			fmt.Fprintf(bw, "  note: %d %s only in %s (not compared): %s\n", n, results.Plural(n, "task", "tasks"), only.run, firstFew(only.keys, listed))
 		}
 	}
-	if r.Thresholds.Time > 0 && r.TimeNote != "" {
+	if timeThreshold(r.Thresholds) > 0 && r.TimeNote != "" {
 		fmt.Fprintf(bw, "  note: times are reported, not checked: %s\n", r.TimeNote)
 	}
 
@@ -112,8 +113,8 @@ func (r *Row) writeRows(tw io.Writer, th results.Thresholds) {
 	line := func(metric, old, new, delta, verdict string) {
 		fmt.Fprintf(tw, "  \t\t%s\t%s\t%s\t%s\t%s\n", metric, old, new, delta, verdict)
 	}
-	for _, mt := range results.Metrics {
-		m, lim := r.Quality[mt.Key], mt.Threshold(th)
+	for _, mt := range Quality() {
+		m, lim := r.Quality[mt.Key], mt.ThresholdIn(th)
 		if m.Items == 0 {
 			continue
 		}
@@ -121,7 +122,7 @@ func (r *Row) writeRows(tw io.Writer, th results.Thresholds) {
 		switch worse := worsening(mt, m); {
 		case m.Changed == 0:
 		case beyond(worse, lim, m):
-			verdict = fmt.Sprintf("REGRESSION (%s by %s > %g)", map[bool]string{true: "drop", false: "rise"}[mt.Higher], num(worse), lim)
+			verdict = fmt.Sprintf("REGRESSION (%s by %s > %g)", wayWorse(mt), num(worse), lim)
 		case worse > 0:
 			verdict = "worse, within threshold"
 		default:
@@ -142,9 +143,9 @@ func (r *Row) writeRows(tw io.Writer, th results.Thresholds) {
 		}
 		switch {
 		case r.TimeRegressed():
-			verdict = fmt.Sprintf("REGRESSION (slower by %.1f%% > %g%%) %s", 100*(t.Ratio-1), 100*th.Time, verdict)
+			verdict = fmt.Sprintf("REGRESSION (slower by %.1f%% > %g%%) %s", 100*(t.Ratio-1), 100*timeThreshold(th), verdict)
 		case r.TimeWaived != "":
-			verdict = fmt.Sprintf("slower by %.1f%% > %g%%, not a regression (%s) %s", 100*(t.Ratio-1), 100*th.Time, r.TimeWaived, verdict)
+			verdict = fmt.Sprintf("slower by %.1f%% > %g%%, not a regression (%s) %s", 100*(t.Ratio-1), 100*timeThreshold(th), r.TimeWaived, verdict)
 		}
 		delta := "—"
 		if !math.IsNaN(t.Ratio) {
@@ -209,16 +210,24 @@ func host(m results.Manifest) string {
 
 func thresholds(th results.Thresholds) string {
 	t := "time not checked (0)"
-	if th.Time > 0 {
-		t = fmt.Sprintf("time %g%% slower with p < %g", 100*th.Time, Alpha)
+	if lim := timeThreshold(th); lim > 0 {
+		t = fmt.Sprintf("time %g%% slower with p < %g", 100*lim, Alpha)
 	}
 	var parts []string
-	for _, m := range results.Metrics {
-		way := "rise"
-		if m.Higher {
-			way = "drop"
-		}
-		parts = append(parts, fmt.Sprintf("%s %s %g", strings.ReplaceAll(m.Key, "_", "-"), way, m.Threshold(th)))
+	for _, m := range Quality() {
+		parts = append(parts, fmt.Sprintf("%s %s %g", m.Flag(), wayWorse(m), m.ThresholdIn(th)))
 	}
 	return strings.Join(append(parts, t), ", ")
+}
+
+// wayWorse says which way a metric gets worse: "drop", "rise", or "change" for a metric better in
+// neither direction.
+func wayWorse(m *metric.Metric) string {
+	switch m.Better {
+	case metric.HigherIsBetter:
+		return "drop"
+	case metric.LowerIsBetter:
+		return "rise"
+	}
+	return "change"
 }

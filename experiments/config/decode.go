@@ -2,7 +2,9 @@ package config
 
 import (
 	"fmt"
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/registry"
+	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/internal/english"
 	"math"
 	"reflect"
@@ -226,6 +228,10 @@ func (d *decoder) mapping(node *yaml.Node, out any, path string, handled ...stri
 			d.fail(node.Line, join(path, f.key), "missing required key")
 			continue
 		}
+		if f.typ == thresholdsType {
+			d.thresholds(&yaml.Node{Kind: yaml.MappingNode, Line: node.Line}, v.FieldByIndex(f.index), join(path, f.key))
+			continue
+		}
 		if f.def == "" && isNested(f.typ) {
 			// An absent nested mapping still gets its keys' defaults.
 			d.mapping(&yaml.Node{Kind: yaml.MappingNode, Line: node.Line}, v.FieldByIndex(f.index).Addr().Interface(), join(path, f.key))
@@ -263,6 +269,10 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) {
 	}
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
 		d.fail(n.Line, path, "no value given")
+		return
+	}
+	if v.Type() == thresholdsType {
+		d.thresholds(n, v, path)
 		return
 	}
 	switch v.Kind() {
@@ -322,6 +332,46 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) {
 		v.Set(p)
 	default:
 		panic(fmt.Sprintf("config: schema field %s has unsupported type %s", path, v.Type()))
+	}
+}
+
+// thresholdsType is the type of the thresholds mapping, whose keys are not a struct's fields but
+// package metric's table: the metrics that compare tracks (time among them).
+var thresholdsType = reflect.TypeFor[results.Thresholds]()
+
+// thresholds decodes the thresholds mapping n into v: a non-negative number per key, the keys
+// those of the metrics that compare tracks (or an old key of one, read as its key), every key
+// not given its metric's default.
+func (d *decoder) thresholds(n *yaml.Node, v reflect.Value, path string) {
+	th := metric.DefaultThresholds()
+	defer func() { v.Set(reflect.ValueOf(th)) }()
+	if n.Kind != yaml.MappingNode {
+		d.fail(n.Line, path, "want a mapping of metric keys to thresholds, got %s", registry.Describe(n))
+		return
+	}
+	lines := keyLines{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		m, ok := metric.Lookup(k.Value)
+		if !ok || m.Track&metric.Compare == 0 {
+			d.addf(k.Line, "%s: unknown key %q%s", path, k.Value, d.suggest("keys", k.Value, metric.ThresholdKeys()))
+			continue
+		}
+		if prev, dup := lines[m.Key]; dup {
+			d.addf(k.Line, "%s: key %q given twice (first on line %d)", path, m.Key, prev)
+			continue
+		}
+		lines[m.Key] = k.Line
+		var x float64
+		at := join(path, m.Key)
+		d.value(val, reflect.ValueOf(&x).Elem(), at)
+		switch {
+		case d.failed[at]:
+		case x < 0:
+			d.fail(val.Line, at, "want a non-negative number, got %s", val.Value)
+		default:
+			th[m.Key] = x
+		}
 	}
 }
 

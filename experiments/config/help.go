@@ -2,10 +2,13 @@ package config
 
 import (
 	"fmt"
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/registry"
+	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/reports"
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -21,6 +24,13 @@ func WriteHelp(w io.Writer) error {
 		var walk func(prefix string, t reflect.Type)
 		walk = func(prefix string, t reflect.Type) {
 			for _, f := range fieldsOf(t) {
+				if f.typ == thresholdsType { // its keys are the metric table's
+					h.row(prefix+f.key, "mapping", "", f.help)
+					for _, m := range metric.Tracked(metric.Compare) {
+						h.row(prefix+f.key+"."+m.Key, "number", "default "+strconv.FormatFloat(m.Threshold, 'g', -1, 64), m.ThresholdHelp)
+					}
+					continue
+				}
 				if isNested(f.typ) {
 					h.row(prefix+f.key, "mapping", "", f.help)
 					walk(prefix+f.key+".", f.typ)
@@ -360,6 +370,16 @@ func (c *Config) Resolved() ([]byte, error) {
 func scalar(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Value: s} }
 
 func appendKV(m *yaml.Node, key string, value any) {
+	if th, ok := value.(results.Thresholds); ok { // in the table's order, not the map's
+		tn := &yaml.Node{Kind: yaml.MappingNode}
+		for _, k := range metric.ThresholdKeys() {
+			if v, ok := th[k]; ok {
+				appendKV(tn, k, v)
+			}
+		}
+		m.Content = append(m.Content, scalar(key), tn)
+		return
+	}
 	var v yaml.Node
 	if err := v.Encode(value); err != nil {
 		panic(fmt.Sprintf("config: cannot encode %s: %v", key, err)) // schema types always encode

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/reports"
 	"github.com/hcbench/hcbench/reports/webpage"
@@ -24,10 +25,10 @@ import (
 // +1.444 for greedy in the summary and −1.444 in history.html for the same runs. Greedy's trees
 // in the fixture are more likely than the truth on every item but one (truth − greedy is
 // −0.7 + 0.25·(item mod 4), mean −0.7 + 3/9 over items 0..8), so the gap is negative under
-// results.TruthGap, and summary.csv, the summary's table on index.html, the history database and
+// metric.TruthGap, and summary.csv, the summary's table on index.html, the history database and
 // history.html must all show that number with that sign (to the digits each prints), under
 // one name. The exact gap (MAP − greedy, mean 1/3) is checked likewise in purity's place: the
-// history, against results.ExactGap.
+// history, against exactGap.
 func TestGapOneSignEverywhere(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "run")
@@ -59,9 +60,9 @@ func TestGapOneSignEverywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	col := slices.Index(rows[0], results.TruthGap.Key+"_mean")
+	col := slices.Index(rows[0], metric.TruthGap+"_mean")
 	if col < 0 {
-		t.Fatalf("summary.csv has no column %s_mean: %q", results.TruthGap.Key, rows[0])
+		t.Fatalf("summary.csv has no column %s_mean: %q", metric.TruthGap, rows[0])
 	}
 	csvValue := math.NaN()
 	for _, r := range rows[1:] {
@@ -76,7 +77,7 @@ func TestGapOneSignEverywhere(t *testing.T) {
 		}
 	}
 	if math.Abs(csvValue-want) > 1e-12 {
-		t.Errorf("summary.csv: greedy's %s_mean %v, want %v", results.TruthGap.Key, csvValue, want)
+		t.Errorf("summary.csv: greedy's %s_mean %v, want %v", metric.TruthGap, csvValue, want)
 	}
 
 	// index.html: the summary table's column named by the metric's short name.
@@ -85,12 +86,12 @@ func TestGapOneSignEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	header, cells := htmlRow(t, string(page), "greedy")
-	col = slices.Index(header, results.TruthGap.Short)
+	col = slices.Index(header, truthGap.Short)
 	if col < 0 {
-		t.Fatalf("index.html's summary has no column %q: %q", results.TruthGap.Short, header)
+		t.Fatalf("index.html's summary has no column %q: %q", truthGap.Short, header)
 	}
 	if mean, _, _ := strings.Cut(cells[col], " ± "); mean != strconv.FormatFloat(want, 'f', 3, 64) {
-		t.Errorf("index.html: greedy's %s is %q, want %.3f ± …", results.TruthGap.Short, cells[col], want)
+		t.Errorf("index.html: greedy's %s is %q, want %.3f ± …", truthGap.Short, cells[col], want)
 	}
 
 	// The history database and page.
@@ -108,7 +109,7 @@ func TestGapOneSignEverywhere(t *testing.T) {
 			got[s.Metric.Key] = s.Points[len(s.Points)-1].Value
 		}
 	}
-	for key, w := range map[string]float64{results.TruthGap.Key: want, results.ExactGap.Key: 1.0 / 3} {
+	for key, w := range map[string]float64{metric.TruthGap: want, metric.ExactGap: 1.0 / 3} {
 		if math.Abs(got[key]-w) > 1e-12 {
 			t.Errorf("history: greedy's %s %v, want %v", key, got[key], w)
 		}
@@ -120,15 +121,15 @@ func TestGapOneSignEverywhere(t *testing.T) {
 	hist := html.UnescapeString(b.String())
 	// The metric's section names it as results does, states its definition, and greedy's panel
 	// shows the latest value with its sign.
-	sec := regexp.MustCompile(`(?s)data-metric="` + results.TruthGap.Key + `".*?</details>`).FindString(b.String())
+	sec := regexp.MustCompile(`(?s)data-metric="` + metric.TruthGap + `".*?</details>`).FindString(b.String())
 	sec = html.UnescapeString(sec)
-	for _, s := range []string{results.TruthGap.Name, results.TruthGap.Definition, FormatValue(want, "nats") + "</span>greedy · all N"} {
+	for _, s := range []string{truthGap.Name, truthGap.Definition, FormatValue(want, "nats") + "</span>greedy · all N"} {
 		if !strings.Contains(sec, s) {
-			t.Errorf("history.html's %s section lacks %q", results.TruthGap.Key, s)
+			t.Errorf("history.html's %s section lacks %q", metric.TruthGap, s)
 		}
 	}
-	if !strings.Contains(hist, results.ExactGap.Definition) {
-		t.Errorf("history.html does not define %s", results.ExactGap.Key)
+	if !strings.Contains(hist, exactGap.Definition) {
+		t.Errorf("history.html does not define %s", metric.ExactGap)
 	}
 }
 
@@ -167,7 +168,7 @@ func TestDocsStateTheGaps(t *testing.T) {
 		return string(b)
 	}
 	reportsDoc, historyDoc := read("reports.md"), read("history.md")
-	for _, m := range []results.Metric{results.ExactGap, results.TruthGap} {
+	for _, m := range []*metric.Metric{exactGap, truthGap} {
 		if !strings.Contains(reportsDoc, "| "+m.Short+" | `"+m.Key+"` | "+m.Definition+" |") {
 			t.Errorf("docs/reports.md's table of gaps does not define %s as experiments/results does", m.Key)
 		}
@@ -178,3 +179,5 @@ func TestDocsStateTheGaps(t *testing.T) {
 		}
 	}
 }
+
+var truthGap, exactGap = metric.Builtin(metric.TruthGap), metric.Builtin(metric.ExactGap)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/results"
 )
 
@@ -97,7 +98,7 @@ func (f fixture) writeRun(t testing.TB, d string, i int, status string) {
 		Experiment: "nightly", Config: "configs/nightly.yaml", Seed: 1, Start: start, End: start.Add(time.Minute),
 		Status: status, Tasks: len(recs), Finished: len(recs), ConfigHash: strings.Repeat("c", 64),
 		Datasets: []string{"qcd"}, Algorithms: algs, Reports: []string{"summary"},
-		Thresholds: results.Thresholds{LogLikelihood: 1e-6, ExactGap: 1e-6, LogEvidence: 1e-6, Purity: 0.001},
+		Thresholds: results.Thresholds{"log_likelihood": 1e-6, "exact_gap": 1e-6, "log_evidence": 1e-6, "dendrogram_purity": 0.001},
 	}
 	if status != results.StatusComplete {
 		m.Finished = len(recs) / 2
@@ -230,9 +231,9 @@ func TestSummarise(t *testing.T) {
 	}
 	// Items 0, 3, 6: greedy's gaps to the MAP are 0.25·(item mod 4) = 0, 0.75, 0.5.
 	want := map[string]float64{
-		results.MetricExactGap: (0 + 0.75 + 0.5) / 3,
-		MetricTruthGap:         ((-0.7 + 0) + (-0.7 + 0.75) + (-0.7 + 0.5)) / 3,
-		MetricMAPShare:         1.0 / 3,
+		metric.ExactGap: (0 + 0.75 + 0.5) / 3,
+		MetricTruthGap:  ((-0.7 + 0) + (-0.7 + 0.75) + (-0.7 + 0.5)) / 3,
+		MetricMAPShare:  1.0 / 3,
 	}
 	for k, v := range want {
 		if math.Abs(g.Values[k]-v) > 1e-12 || g.Items[k] != 3 {
@@ -265,7 +266,7 @@ func TestPlantedStepFoundAndBisected(t *testing.T) {
 		if f.Before != 15 || f.After != 16 || !f.Regression || !f.Persists || f.Series.Algorithm != "greedy" {
 			t.Errorf("%s %s %s: %s between runs %d and %d (persists %v)", f.Series.Metric.Key, f.Series.Algorithm, NLabel(f.Series.N), f.Kind(), f.Before+1, f.After+1, f.Persists)
 		}
-		if f.Series.Metric.Key == results.MetricExactGap && f.Series.N == AllN {
+		if f.Series.Metric.Key == metric.ExactGap && f.Series.N == AllN {
 			gapAll = true
 			if math.Abs(f.To-f.From-0.3) > 1e-9 {
 				t.Errorf("exact gap step %g → %g, planted +0.3", f.From, f.To)
@@ -278,7 +279,7 @@ func TestPlantedStepFoundAndBisected(t *testing.T) {
 	t.Logf("%d steps found, all at run 17", len(found))
 
 	var b bytes.Buffer
-	if err := WriteBisect(&b, h, results.MetricExactGap); err != nil {
+	if err := WriteBisect(&b, h, metric.ExactGap); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

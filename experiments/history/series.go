@@ -198,7 +198,7 @@ func (h *DB) Load(ctx context.Context, last int) (*History, error) {
 			continue
 		}
 		p.Run = at[1]
-		sk := seriesKey{at[0], metric, k}
+		sk := seriesKey{at[0], m.Key, k} // an old key's points join the series of its current one
 		s := series[sk]
 		if s == nil {
 			s = &Series{Metric: m, GroupKey: k}
@@ -239,7 +239,7 @@ func (h *DB) Load(ctx context.Context, last int) (*History, error) {
 		latest := e.Runs[len(e.Runs)-1]
 		dsRank, algRank := results.ConfigRank(latest.Datasets), results.ConfigRank(latest.Algorithms)
 		metricRank := map[string]int{}
-		for i, m := range Metrics {
+		for i, m := range Metrics() {
 			metricRank[m.Key] = i
 		}
 		slices.SortFunc(e.Series, func(a, b *Series) int {

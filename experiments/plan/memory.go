@@ -300,7 +300,7 @@ func textSize(path string, size int64) int64 {
 func runsOn(cfg *config.Config, ds config.Dataset, truth bool) int {
 	n := 0
 	for _, a := range cfg.Algorithms {
-		if !a.RunsOnDataset(ds.Name) || a.Name == registry.Truth && !truth {
+		if !a.RunsOnDataset(ds.Name) || results.RoleOf(a.Name) == results.Truth && !truth {
 			continue
 		}
 		n++
@@ -417,7 +417,7 @@ func (p *Plan) layouts() []reports.Layout {
 		s := d.Size()
 		l := reports.Layout{Leaves: typicalLeaves(s), Labelled: !s.Jets}
 		for _, a := range p.Config.Algorithms {
-			if !a.RunsOnDataset(d.Name) || a.Name == registry.Truth {
+			if !a.RunsOnDataset(d.Name) || results.RoleOf(a.Name) == results.Truth {
 				continue
 			}
 			l.Trees++

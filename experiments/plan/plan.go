@@ -12,7 +12,6 @@ import (
 
 	"github.com/hcbench/hcbench/experiments/config"
 	"github.com/hcbench/hcbench/experiments/inputs"
-	"github.com/hcbench/hcbench/experiments/registry"
 	"github.com/hcbench/hcbench/experiments/results"
 )
 
@@ -93,7 +92,7 @@ func NewShard(ctx context.Context, cfg *config.Config, shards int) (*Plan, error
 	for _, d := range p.Datasets {
 		for i := range d.Len() {
 			for _, a := range cfg.Algorithms {
-				if a.Name == registry.Truth && !d.HasTruth(i) || !a.RunsOnDataset(d.Name) || leftOut(a, d, i) != "" {
+				if results.RoleOf(a.Name) == results.Truth && !d.HasTruth(i) || !a.RunsOnDataset(d.Name) || leftOut(a, d, i) != "" {
 					continue
 				}
 				p.Tasks = append(p.Tasks, Task{Key: Key(d.Name, d.ID(i), a.Label), Dataset: d, Item: i, Algorithm: a})

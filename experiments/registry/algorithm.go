@@ -53,6 +53,11 @@ type Algorithm struct {
 	// that its growth in n and in the parameters matters more than its constant. nil: a guess
 	// (TaskSeconds).
 	Cost func(p Params, n int) float64
+	// Role is what the algorithm is to the metrics and reports: the exact method (trellis, whose
+	// log-likelihood is the MAP), the generating tree (truth: the plan gives it a task only for
+	// items that have one), the baseline (greedy), or none. Records carry the algorithm's name;
+	// results.RoleOf answers from this field (RegisterAlgorithm passes it on).
+	Role results.Role
 }
 
 // ReferenceMachine is the machine whose seconds the algorithms' Cost estimates. The constants
@@ -212,6 +217,8 @@ func RegisterAlgorithm(a Algorithm) {
 		panic(fmt.Sprintf("registry: algorithm %q needs NewParams and Start", a.Name))
 	}
 	register(algorithms, "algorithm", a.Name, &a)
+	// results is below registry and cannot read this table: it keeps the roles by name.
+	results.SetRole(a.Name, a.Role)
 }
 
 // LookupAlgorithm returns the algorithm of a name.

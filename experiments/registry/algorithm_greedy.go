@@ -4,11 +4,13 @@ import (
 	"context"
 
 	"github.com/hcbench/hcbench/algorithms/greedy"
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 func init() {
 	RegisterAlgorithm(Algorithm{
 		Name:      "greedy",
+		Role:      results.Baseline,
 		Help:      "greedy agglomeration: merge the pair with the largest split log-likelihood until one cluster is left (ties: the pair with the smallest right position in the list of clusters, then the smallest left one, as StandardHC)",
 		NewParams: func() Params { return &NoParams{} },
 		Start:     Simple(solveGreedy),

@@ -16,6 +16,7 @@ import (
 func init() {
 	RegisterAlgorithm(Algorithm{
 		Name:      "trellis",
+		Role:      results.Exact,
 		Help:      "the exact cluster trellis (AISTATS 2021): log Z over all (2N−3)!! trees, the MAP tree, the number of finite-likelihood trees, marginals and exact posterior samples; O(3^N) time, O(2^N) memory, practical to N ≈ 22",
 		NewParams: func() Params { return &TrellisParams{} },
 		Start:     Simple(solveTrellis),

@@ -3,11 +3,14 @@ package registry
 import (
 	"context"
 	"errors"
+
+	"github.com/hcbench/hcbench/experiments/results"
 )
 
 func init() {
 	RegisterAlgorithm(Algorithm{
-		Name:      "truth",
+		Name:      Truth,
+		Role:      results.Truth,
 		Help:      "scores the generating tree (data sets that have one; other items get no truth task)",
 		NewParams: func() Params { return &NoParams{} },
 		Start:     Simple(solveTruth),
@@ -16,8 +19,8 @@ func init() {
 	})
 }
 
-// Truth is the name of the algorithm that scores an item's generating tree; the plan gives it a
-// task only for items that have one.
+// Truth is the name of the algorithm that scores an item's generating tree (results.Truth its
+// role).
 const Truth = "truth"
 
 func solveTruth(_ context.Context, _ *NoParams, t Task, _ Run) (Solution, error) {

@@ -15,26 +15,11 @@ import (
 	"unicode/utf8"
 )
 
-// ExactAlgorithm is the algorithm_name of the exact algorithm: its log-likelihood is the MAP, the
-// reference of the exact-gap metric.
-const ExactAlgorithm = "trellis"
-
-// Benchmark-format units of the quality metrics (time is sec/op). All are exact measurements:
-// an algorithm gives the same value on the same item every run (a run checks it, repeat by
-// repeat), so the mean over a row's items is exact too.
-//
-// The log-likelihood and the log evidence are written negated: benchstat's text tables show a
-// change as new/old − 1 and ignore better=, so a drop of a negative log-likelihood from −52.88
-// to −52.93 would read "+0.09%", as if it had risen. Negated, the value is positive (for every
-// shipped data set; a density above 1 can make it negative) and rises when it gets worse, as
-// sec/op and exact-gap do.
-const (
-	UnitNegLogLikelihood = "neg-loglik"
-	UnitExactGap         = "exact-gap"
-	UnitNegLogEvidence   = "neg-log-evidence"
-	UnitPurity           = "purity"
-	UnitTime             = "sec/op"
-)
+// UnitTime is the unit of task times in bench.txt. The quality metrics have theirs in package
+// metric's table (metric.Metric.BenchUnit); all are exact measurements: an algorithm gives the
+// same value on the same item every run (a run checks it, repeat by repeat), so the mean over a
+// row's items is exact too.
+const UnitTime = "sec/op"
 
 // WriteBench writes the task times of a run in the Go benchmark format (bench.txt), so that
 // benchstat compares the times of two runs with its default settings; WriteBenchQuality writes
@@ -112,37 +97,41 @@ func WriteBench(ctx context.Context, w io.Writer, m Manifest, recs []Record) err
 // their context: a few milliseconds' work.
 const checkEvery = 1024
 
-// WriteBenchQuality writes the quality metrics of a run in the Go benchmark format
+// BenchColumn is a quality metric as bench-quality.txt writes it: its unit, its better= ("lower"
+// or "higher"), the sign it is written with, and its value of a successful record (ok false
+// where the record has none). Package metric's table makes them (metric.BenchColumns).
+type BenchColumn struct {
+	Unit, Better string
+	Sign         float64
+	Value        func(r *Record) (v float64, ok bool)
+}
+
+// WriteBenchQuality writes the quality metrics cols of a run in the Go benchmark format
 // (bench-quality.txt): the file-level configuration lines of WriteBench, the unit metadata of the
 // metrics (better= and assume=exact), and one line per data set and algorithm label with a
-// metric, named as in WriteBench, holding the mean of each metric over the row's successful
-// tasks that have it:
+// metric, named as in WriteBench, holding the mean of each metric (times its sign) over the
+// row's successful tasks that have it:
 //
 //	BenchmarkHcbench/dataset=jets/algorithm=beam 1 21.5 neg-loglik 0.25 exact-gap 0.9 purity
 //
-// neg-loglik (minus the log-likelihood) is over the items with a finite log-likelihood (a −Inf
-// tree has none), exact-gap over those with a successful trellis record with a finite MAP (never
-// on the trellis's own line), neg-log-evidence (minus the log evidence) over the Bayesian
-// algorithms' and purity (leaf-weighted dendrogram purity) over the labelled items: the means
-// hcbench compare shows. Each mean is exact for the run, so benchstat calls any difference a
-// change ("~" only where the means are equal); which items changed, and by how much against the
-// thresholds, is hcbench compare's to say.
+// These are the means hcbench compare shows. Each mean is exact for the run, so benchstat calls
+// any difference a change ("~" only where the means are equal); which items changed, and by how
+// much against the thresholds, is hcbench compare's to say.
 //
 // The metrics are a file of their own because benchstat prints a table per unit: beside the
-// times, the four quality tables would triple the default output of bench.txt.
+// times, the quality tables would triple the default output of bench.txt.
 //
 // A cancelled ctx stops the writing as it stops WriteBench.
-func WriteBenchQuality(ctx context.Context, w io.Writer, m Manifest, recs []Record) error {
+func WriteBenchQuality(ctx context.Context, w io.Writer, m Manifest, recs []Record, cols []BenchColumn) error {
 	bw := bufio.NewWriter(w)
 	benchHeader(bw, m)
-	for _, mt := range Metrics {
-		fmt.Fprintf(bw, "Unit %s better=%s assume=exact\n", mt.BenchUnit, mt.BenchBetter)
+	for _, mt := range cols {
+		fmt.Fprintf(bw, "Unit %s better=%s assume=exact\n", mt.Unit, mt.Better)
 	}
 	ok, err := benchOrder(ctx, m, recs)
 	if err != nil {
 		return errors.Join(err, bw.Flush())
 	}
-	exact := exactMAP(ok)
 	for i, next := 0, 0; i < len(ok); {
 		if i >= next {
 			if ctx.Err() != nil {
@@ -155,16 +144,16 @@ func WriteBenchQuality(ctx context.Context, w io.Writer, m Manifest, recs []Reco
 			j++
 		}
 		var line strings.Builder
-		for _, mt := range Metrics {
+		for _, mt := range cols {
 			sum, n := 0.0, 0
 			for k := i; k < j; k++ {
-				if v, has := mt.Value(ok[k], exact); has {
-					sum += mt.BenchSign * v
+				if v, has := mt.Value(ok[k]); has {
+					sum += mt.Sign * v
 					n++
 				}
 			}
 			if n > 0 {
-				line.WriteString(" " + benchFloat(sum/float64(n)) + " " + mt.BenchUnit)
+				line.WriteString(" " + benchFloat(sum/float64(n)) + " " + mt.Unit)
 			}
 		}
 		if line.Len() > 0 {
@@ -322,8 +311,9 @@ func escapeNamePart(s string) string {
 // ItemKey names a data set item.
 type ItemKey struct{ Dataset, Item string }
 
-// ExactMAP returns, for every item with a successful trellis record with a finite log-likelihood,
-// the exact MAP log-likelihood (the largest such, should several trellis variants have run).
+// ExactMAP returns, for every item with a successful record of the exact algorithm (RoleOf Exact:
+// the trellis) with a finite log-likelihood, the exact MAP log-likelihood (the largest such,
+// should several variants of it have run).
 func ExactMAP(recs []Record) map[ItemKey]float64 {
 	ptrs := make([]*Record, len(recs))
 	for i := range recs {
@@ -336,7 +326,7 @@ func ExactMAP(recs []Record) map[ItemKey]float64 {
 func exactMAP(recs []*Record) map[ItemKey]float64 {
 	out := map[ItemKey]float64{}
 	for _, r := range recs {
-		if r.Error != "" || r.AlgorithmName != ExactAlgorithm || r.LogLikelihood == nil {
+		if r.Error != "" || !r.HasRole(Exact) || r.LogLikelihood == nil {
 			continue
 		}
 		v := r.LogLikelihood.Value()

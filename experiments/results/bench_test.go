@@ -37,7 +37,7 @@ func benchRecords() (Manifest, []Record) {
 		rec("jets", "10", "beam-10", "beam", 0.25, Log(math.Inf(-1))),
 	}
 	recs[0].LogEvidence = Log(-123.5)
-	recs[0].DendrogramPurity = ptr(0.875)
+	recs[0].Metrics = map[string]float64{"dendrogram_purity": 0.875}
 	recs[1].Times = []float64{0.0011, 0.001, 0.0009}
 	recs[3].Times = []float64{0.003, 0.002, 0.001}
 	recs[5].Error = "out of memory"
@@ -174,7 +174,7 @@ func TestWriteBenchParses(t *testing.T) {
 func TestWriteBenchQuality(t *testing.T) {
 	m, recs := benchRecords()
 	var buf bytes.Buffer
-	if err := WriteBenchQuality(t.Context(), &buf, m, recs); err != nil {
+	if err := writeBenchQuality(t.Context(), &buf, m, recs); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("bench-quality.txt:\n%s", buf.String())
@@ -264,10 +264,10 @@ func TestBenchDeltaReadsTheRightWay(t *testing.T) {
 		recs := []Record{
 			{Schema: RecordSchema, Dataset: "d", Item: "0", Algorithm: "trellis", AlgorithmName: "trellis", Seconds: 1, LogLikelihood: Log(-50)},
 			{Schema: RecordSchema, Dataset: "d", Item: "0", Algorithm: "bhc", AlgorithmName: "bhc", Seconds: 1, LogLikelihood: Log(ll),
-				LogEvidence: Log(ev), DendrogramPurity: ptr(pur)},
+				LogEvidence: Log(ev), Metrics: map[string]float64{"dendrogram_purity": pur}},
 		}
 		var buf bytes.Buffer
-		if err := WriteBenchQuality(t.Context(), &buf, m, recs); err != nil {
+		if err := writeBenchQuality(t.Context(), &buf, m, recs); err != nil {
 			t.Fatal(err)
 		}
 		return buf.Bytes()

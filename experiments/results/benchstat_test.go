@@ -114,7 +114,7 @@ func repeatedRun(run int, slow string, factor float64) (Manifest, []Record) {
 				r := Record{Schema: RecordSchema, Key: "dataset=" + ds + "|item=" + item + "|algorithm=" + alg, Dataset: ds, Item: item,
 					Algorithm: alg, AlgorithmName: alg, N: 5 + i, LogLikelihood: Log(-20 - float64(i) - 0.5*float64(a))}
 				if alg == "bhc" {
-					r.LogEvidence, r.DendrogramPurity = Log(-30-float64(i)), ptr(0.9-0.01*float64(i))
+					r.LogEvidence, r.Metrics = Log(-30-float64(i)), map[string]float64{"dendrogram_purity": 0.9 - 0.01*float64(i)}
 				}
 				base := 0.001 * float64(1+a) * (1 + 0.25*float64(i))
 				if alg == slow {
@@ -139,7 +139,7 @@ func benchFiles(t *testing.T, m Manifest, recs []Record) (times, quality []byte)
 	if err := WriteBench(t.Context(), &b, m, recs); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteBenchQuality(t.Context(), &q, m, recs); err != nil {
+	if err := writeBenchQuality(t.Context(), &q, m, recs); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes(), q.Bytes()

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"reflect"
@@ -91,15 +92,16 @@ type Record struct {
 	// MissingCells counts the item's values the data file lacked (filled or masked); present, 0
 	// included, in every record of vector data, absent for jets.
 	MissingCells *int `json:"missing_cells,omitempty"`
-	// DendrogramPurity is the leaf-weighted dendrogram purity of the BHC paper and
-	// DendrogramPurityPair the pair-weighted one, over the LabelledLeaves leaves with a known
-	// label; absent when no class has two labelled leaves.
-	DendrogramPurity     *float64 `json:"dendrogram_purity,omitempty"`
-	DendrogramPurityPair *float64 `json:"dendrogram_purity_pair,omitempty"`
-	LabelledLeaves       int      `json:"labelled_leaves,omitempty"`
-	// FlatPurity and AdjustedPurity score an algorithm's flat clustering, where it has one.
-	FlatPurity     *float64 `json:"flat_purity,omitempty"`
-	AdjustedPurity *float64 `json:"adjusted_purity,omitempty"`
+	// LabelledLeaves counts the item's leaves of known class (labelled data), which the
+	// label metrics (dendrogram purity, …) count.
+	LabelledLeaves int `json:"labelled_leaves,omitempty"`
+	// Metrics are the values of the metrics computed from the tree (package metric's table:
+	// dendrogram_purity, …), by key. Each is a top-level key of the record's JSON, so that a data
+	// frame reads it as a column, and is absent where the metric does not apply (NaN and ±Inf
+	// are never written). Reading a record, every top-level key that is not a field of Record
+	// and holds a number is a metric value, so that the records of a build with another table
+	// (an older one, or one with a metric registered by a test) keep theirs.
+	Metrics map[string]float64 `json:"-"`
 	// LogEvidence is log p(D|T) of the returned tree under the cluster model (the Bayesian
 	// algorithms: bhc, rbhc, embhc, bhc_exact, brt).
 	LogEvidence *LogProb `json:"log_evidence,omitempty"`
@@ -135,6 +137,12 @@ type Record struct {
 	Times    []float64 `json:"times,omitempty"`
 	Error    string    `json:"error,omitempty"`
 	Warnings []string  `json:"warnings,omitempty"`
+}
+
+// Metric returns the record's value of a computed metric (Metrics), ok false where it has none.
+func (r *Record) Metric(key string) (v float64, ok bool) {
+	v, ok = r.Metrics[key]
+	return v, ok
 }
 
 // Timings returns the task's timings: Times, or Seconds alone for a task that ran once.
@@ -240,11 +248,69 @@ var logProbFields, nullProbe = func() ([]int, reflect.Type) {
 	return idx, reflect.StructOf(fields)
 }()
 
+// recordFields are the JSON keys of Record's fields, in lower case.
+var recordFields = func() map[string]bool {
+	out := map[string]bool{}
+	rt := reflect.TypeFor[Record]()
+	for i := range rt.NumField() {
+		if name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ","); name != "-" && name != "" {
+			out[strings.ToLower(name)] = true
+		}
+	}
+	return out
+}()
+
+// IsRecordField reports whether key is the JSON key of a field of Record, ignoring case as
+// encoding/json matches keys (all are ASCII): a metric's column must not be one.
+func IsRecordField(key string) bool { return recordFields[strings.ToLower(key)] }
+
+// MarshalJSON writes the record's fields, then its Metrics as top-level keys in key order,
+// leaving out NaN and ±Inf. A metric key that is a field of Record is an error.
+func (r Record) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal((*plainRecord)(&r))
+	if err != nil || len(r.Metrics) == 0 {
+		return b, err
+	}
+	b = b[:len(b)-1] // the closing brace
+	for _, k := range slices.Sorted(maps.Keys(r.Metrics)) {
+		v := r.Metrics[k]
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		if IsRecordField(k) {
+			return nil, fmt.Errorf("metric %q is a field of the record", k)
+		}
+		kb, _ := json.Marshal(k)
+		b = append(append(append(b, ','), kb...), ':')
+		b = strconv.AppendFloat(b, v, 'g', -1, 64)
+	}
+	return append(b, '}'), nil
+}
+
 // UnmarshalJSON decodes a record. encoding/json sets a pointer field to nil on null without asking
-// the pointed-to type, so the null (−Inf) log-probabilities are restored here.
+// the pointed-to type, so the null (−Inf) log-probabilities are restored here; the top-level keys
+// that are no field of Record and hold numbers are its Metrics.
 func (r *Record) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, (*plainRecord)(r)); err != nil {
 		return err
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		return err
+	}
+	r.Metrics = nil
+	for k, raw := range top {
+		if IsRecordField(k) {
+			continue
+		}
+		var v float64
+		if json.Unmarshal(raw, &v) != nil || string(bytes.TrimSpace(raw)) == "null" {
+			continue // not a number: no metric's value
+		}
+		if r.Metrics == nil {
+			r.Metrics = map[string]float64{}
+		}
+		r.Metrics[k] = v
 	}
 	probe := reflect.New(nullProbe)
 	if err := json.Unmarshal(b, probe.Interface()); err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/experiments/results/resultstest"
 )
@@ -276,6 +277,12 @@ func filledRecord() results.Record {
 	fill(reflect.ValueOf(&r).Elem())
 	r.Key = "dataset=x|item=x|algorithm=x"
 	r.Seed = math.MaxUint64
+	r.Metrics = map[string]float64{}
+	for _, m := range metric.All() {
+		if m.Computed() {
+			r.Metrics[m.Key] = 0.5
+		}
+	}
 	return r
 }
 
@@ -284,6 +291,7 @@ func filledManifest() results.Manifest {
 	var m results.Manifest
 	fill(reflect.ValueOf(&m).Elem())
 	m.Tool, m.Status, m.RevisionSource = "hcbench", results.StatusComplete, "buildinfo"
+	m.Thresholds = metric.DefaultThresholds()
 	m.Executable, m.ConfigHash = strings.Repeat("0a", 32), strings.Repeat("b1", 32)
 	for i := range m.Sessions {
 		m.Sessions[i].Executable = m.Executable
@@ -303,8 +311,8 @@ func TestSchemaAcceptsEveryField(t *testing.T) {
 		schema   string
 		validate func([]byte) error
 	}{
-		{"record", filledRecord(), results.RecordJSONSchema, resultstest.ValidateRecord},
-		{"manifest", filledManifest(), results.ManifestJSONSchema, resultstest.ValidateManifest},
+		{"record", filledRecord(), metric.RecordJSONSchema(), resultstest.ValidateRecord},
+		{"manifest", filledManifest(), metric.ManifestJSONSchema(), resultstest.ValidateManifest},
 	} {
 		b, err := json.Marshal(c.value)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hcbench/hcbench/datasets/datafile"
 	"github.com/hcbench/hcbench/experiments/config"
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/reports"
 	"github.com/hcbench/hcbench/reports/webpage"
@@ -50,7 +51,7 @@ func finish(ctx context.Context, dir string, m *results.Manifest, recs []results
 	for _, bf := range []struct {
 		name  string
 		write func(context.Context, io.Writer, results.Manifest, []results.Record) error
-	}{{results.BenchFile, results.WriteBench}, {results.BenchQualityFile, results.WriteBenchQuality}} {
+	}{{results.BenchFile, results.WriteBench}, {results.BenchQualityFile, writeBenchQuality}} {
 		var b bytes.Buffer
 		if berr := bf.write(ctx, &b, *m, recs); ctx.Err() != nil {
 			return files, errors.Join(err, berr)
@@ -193,4 +194,9 @@ func writeReports(ctx context.Context, names []string, in reports.Input, dir str
 		return nil, err
 	}
 	return reports.Write(ctx, names, in, out)
+}
+
+// writeBenchQuality writes bench-quality.txt: the metrics of the table that it tracks.
+func writeBenchQuality(ctx context.Context, w io.Writer, m results.Manifest, recs []results.Record) error {
+	return results.WriteBenchQuality(ctx, w, m, recs, metric.BenchColumns(recs))
 }

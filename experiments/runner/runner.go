@@ -34,11 +34,11 @@ import (
 	"github.com/hcbench/hcbench/experiments/inputs"
 	"github.com/hcbench/hcbench/experiments/item"
 	"github.com/hcbench/hcbench/experiments/memory"
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/plan"
 	"github.com/hcbench/hcbench/experiments/registry"
 	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/experiments/seeds"
-	"github.com/hcbench/hcbench/reports/metrics"
 )
 
 // Options configure a run.
@@ -766,9 +766,11 @@ func solveRepeats(ctx context.Context, p *plan.Plan, t plan.Task, it *item.Item,
 }
 
 // fillSolution adds a solution to its record: the tree and its scores, the algorithm's own
-// fields and, for labelled items, the purities. What names leaves is renumbered from the item's
+// fields and the metrics of the table computed from the tree (metric.ComputeAll: for labelled
+// items, the purities). What names leaves is renumbered from the item's
 // order, in which the algorithm was given them, to the data's (item.Item.DataTree), and leaves
-// are written by their names in the data where they have them. The purities are the same in
+// are written by their names in the data where they have them. The metrics are computed in the
+// item's order, which the tree, the clusters and the item's data share; they are the same in
 // either order.
 func fillSolution(rec *results.Record, sol registry.Solution, it *item.Item) {
 	if !math.IsNaN(sol.LogLikelihood) {
@@ -801,8 +803,12 @@ func fillSolution(rec *results.Record, sol registry.Solution, it *item.Item) {
 	if sol.Fill != nil {
 		sol.Fill(rec)
 	}
-	if it.Labels != nil {
-		addPurity(rec, sol, it.Labels)
+	rec.Metrics = metric.ComputeAll(metric.Input{Tree: sol.Tree, Heights: sol.Heights, Clusters: sol.Clusters,
+		Labels: it.Labels, References: it.References, Vectors: it.Vectors, Model: it.Model})
+	for _, l := range it.Labels {
+		if l != "" {
+			rec.LabelledLeaves++
+		}
 	}
 }
 
@@ -934,21 +940,5 @@ func (s *solverSet) close(log *slog.Logger) {
 		if err := sv.Close(); err != nil {
 			log.Warn("closing an algorithm", "algorithm", label, "error", err)
 		}
-	}
-}
-
-// addPurity scores the tree (and the flat clustering, if any) against the item's labels.
-func addPurity(rec *results.Record, sol registry.Solution, labels []string) {
-	finite := func(x float64) *float64 {
-		if math.IsNaN(x) {
-			return nil
-		}
-		return &x
-	}
-	leaf, pair, used := metrics.DendrogramPurity(sol.Tree, labels)
-	rec.DendrogramPurity, rec.DendrogramPurityPair, rec.LabelledLeaves = finite(leaf), finite(pair), used
-	if sol.Clusters != nil {
-		p, adj := metrics.FlatPurity(sol.Clusters, labels)
-		rec.FlatPurity, rec.AdjustedPurity = finite(p), finite(adj)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hcbench/hcbench/experiments/memory"
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/plan"
 	"github.com/hcbench/hcbench/experiments/results"
 )
@@ -366,7 +367,18 @@ func (r *configRun) floats(ds, alg string, field func(*results.Record) *float64)
 	return out
 }
 
-func purity(r *results.Record) *float64       { return r.DendrogramPurity }
+// column reads a computed metric of the table (package metric) off a record, nil where it has none.
+func column(key string) func(*results.Record) *float64 {
+	return func(r *results.Record) *float64 {
+		if v, ok := r.Metric(key); ok {
+			return &v
+		}
+		return nil
+	}
+}
+
+var purity = column(metric.DendrogramPurity)
+
 func mapTrees(r *results.Record) *float64     { return r.MAPTrees }
 func mapPurityMin(r *results.Record) *float64 { return r.MAPPurityPairMin }
 func mapPurityMax(r *results.Record) *float64 { return r.MAPPurityPairMax }
@@ -515,8 +527,7 @@ var voisinKlus = map[string][2]string{
 	"wine":      {"0.42 / 0.19", "0.80 / 0.60"},
 }
 
-func flat(r *results.Record) *float64     { return r.FlatPurity }
-func adjusted(r *results.Record) *float64 { return r.AdjustedPurity }
+var flat, adjusted = column(metric.FlatPurity), column(metric.AdjustedPurity)
 
 func bhcPurityTable(e *env) (string, error) {
 	r, err := e.run("bhc-purity")

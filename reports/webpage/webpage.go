@@ -27,6 +27,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/internal/english"
 	"github.com/hcbench/hcbench/reports"
@@ -485,9 +486,14 @@ func summaryRows(m results.Manifest) []row {
 	add("Data sets", strings.Join(m.Datasets, ", "), false)
 	add("Algorithms", strings.Join(m.Algorithms, ", "), false)
 	add("Reports", strings.Join(m.Reports, ", "), false)
-	if t := m.Thresholds; t != (results.Thresholds{}) {
-		add("Thresholds", fmt.Sprintf("log_likelihood %g, exact_gap %g, log_evidence %g, purity %g, time %g",
-			t.LogLikelihood, t.ExactGap, t.LogEvidence, t.Purity, t.Time), false)
+	if t := m.Thresholds; len(t) > 0 {
+		// The metrics of the table that the page tracks, each with its threshold in the run (an
+		// earlier build's manifest, without a metric added since, gives its default).
+		var ts []string
+		for _, mt := range metric.Tracked(metric.Page) {
+			ts = append(ts, fmt.Sprintf("%s %g", mt.Key, mt.ThresholdIn(t)))
+		}
+		add("Thresholds", strings.Join(ts, ", "), false)
 	}
 	if len(m.Args) > 0 {
 		add("Command", strings.TrimSpace(m.Tool+" "+strings.Join(m.Args, " ")), false)

@@ -1,6 +1,6 @@
 // Package resultstest checks what a run writes against the JSON Schemas of package results, for
-// tests: every line of a results file against results.RecordJSONSchema, and every manifest
-// against results.ManifestJSONSchema. The validator is github.com/santhosh-tekuri/jsonschema
+// tests: every line of a results file against metric.RecordJSONSchema, and every manifest
+// against metric.ManifestJSONSchema. The validator is github.com/santhosh-tekuri/jsonschema
 // (draft 2020-12, with formats such as date-time asserted), so a field that a schema does not
 // know, a wrong type or a missing required field fails the test that wrote it.
 package resultstest
@@ -16,6 +16,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/results"
 )
 
@@ -44,8 +45,8 @@ var schemas = sync.OnceValue(func() (s struct {
 		}
 		return sch
 	}
-	s.record = compile("record.schema.json", results.RecordJSONSchema)
-	s.manifest = compile("manifest.schema.json", results.ManifestJSONSchema)
+	s.record = compile("record.schema.json", metric.RecordJSONSchema())
+	s.manifest = compile("manifest.schema.json", metric.ManifestJSONSchema())
 	return s
 })
 
@@ -57,7 +58,7 @@ func validate(sch *jsonschema.Schema, b []byte) error {
 	return sch.Validate(doc)
 }
 
-// ValidateRecord checks one record, as JSON, against results.RecordJSONSchema.
+// ValidateRecord checks one record, as JSON, against metric.RecordJSONSchema.
 func ValidateRecord(b []byte) error {
 	s := schemas()
 	if s.err != nil {
@@ -66,7 +67,7 @@ func ValidateRecord(b []byte) error {
 	return validate(s.record, b)
 }
 
-// ValidateManifest checks a manifest, as JSON, against results.ManifestJSONSchema.
+// ValidateManifest checks a manifest, as JSON, against metric.ManifestJSONSchema.
 func ValidateManifest(b []byte) error {
 	s := schemas()
 	if s.err != nil {

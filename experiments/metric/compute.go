@@ -1,0 +1,217 @@
+package metric
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/hcbench/hcbench/algorithms/tree"
+	"github.com/hcbench/hcbench/experiments/results"
+)
+
+// inputCache holds what several metrics of one Input read, computed once.
+type inputCache struct {
+	purityDone bool
+	leaf, pair float64
+}
+
+// ComputeAll returns the value of every computed metric of the table on in (Compute and
+// Partition entries whose Needs in has), by key; a metric without a value (ok false, NaN or
+// ±Inf) is left out. An item with Labels and no References is scored against one reference
+// derived from the labels (LabelReferences). The runner stores the result as the record's
+// Metrics.
+func ComputeAll(in Input) map[string]float64 {
+	if in.References == nil && in.Labels != nil {
+		in.References = LabelReferences(in.Labels)
+	}
+	in.cache = &inputCache{}
+	out := map[string]float64{}
+	for _, m := range All() {
+		if !m.Computed() || !in.has(m.Needs) {
+			continue
+		}
+		var v float64
+		var ok bool
+		if m.Partition != nil {
+			v, ok = partitionScore(m.Partition, in)
+		} else {
+			v, ok = m.Compute(in)
+		}
+		if ok && finite(v) {
+			out[m.Key] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// LabelReferences returns the one reference labelling of string class labels: the classes
+// numbered 1, 2, … in the order of their first leaf, "" (unknown class) a noise point 0. It is
+// nil when no leaf has a class.
+func LabelReferences(labels []string) [][]int {
+	ids := map[string]int{}
+	ref := make([]int, len(labels))
+	for i, l := range labels {
+		if l == "" {
+			continue
+		}
+		if ids[l] == 0 {
+			ids[l] = len(ids) + 1
+		}
+		ref[i] = ids[l]
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return [][]int{ref}
+}
+
+// partitionScore is a partition metric of the tree on in: for each reference labelling, the tree
+// cut at the reference's number of clusters k (its distinct non-zero labels) and scored against
+// it with its noise points (0) left out of both; the maximum over the references. ok is false
+// when no reference has a cluster, or no cut exists (a rose tree whose cut skips k).
+func partitionScore(score func(pred, ref []int) float64, in Input) (float64, bool) {
+	best, ok := math.Inf(-1), false
+	for _, ref := range in.References {
+		k := clusters(ref)
+		if k == 0 || len(ref) != in.Tree.Items() {
+			continue
+		}
+		pred, err := cut(in.Tree, in.Heights, k)
+		if err != nil {
+			continue
+		}
+		var p, r []int
+		for i, c := range ref {
+			if c != 0 {
+				p, r = append(p, pred[i]), append(r, c)
+			}
+		}
+		if v := score(p, r); finite(v) && v > best {
+			best, ok = v, true
+		}
+	}
+	return best, ok
+}
+
+// clusters counts the distinct non-zero labels of a reference labelling.
+func clusters(ref []int) int {
+	seen := map[int]bool{}
+	for _, c := range ref {
+		if c != 0 {
+			seen[c] = true
+		}
+	}
+	return len(seen)
+}
+
+// cut is the cut of a tree into k clusters that partition metrics score: labels 1..k by item.
+//
+// It is a stand-in for reports/metrics.Cut (contracts of issue 21, item 3), which is written at
+// the same time; when that lands, this variable becomes metrics.Cut and cutTree goes.
+var cut = cutTree
+
+// cutTree cuts t into k clusters by undoing merges from the top: with heights, the highest merge
+// first (scipy's cut_tree); without, the node with the most leaves first (ties: the lower node
+// index). A rose tree's node undoes all its children at once; a cut that cannot reach exactly k is
+// an error.
+func cutTree(t *tree.Tree, heights []float64, k int) ([]int, error) {
+	n := t.Items()
+	if k < 1 || k > n {
+		return nil, fmt.Errorf("cannot cut %d items into %d clusters", n, k)
+	}
+	size := make([]int, len(t.Nodes))
+	for _, v := range t.PostOrder() {
+		if t.Nodes[v].IsLeaf() {
+			size[v] = 1
+		}
+		for _, c := range t.Nodes[v].Children {
+			size[v] += size[c]
+		}
+	}
+	before := func(a, b int) int { // the node to undo first sorts first
+		if heights != nil {
+			if c := cmp.Compare(heights[b], heights[a]); c != 0 {
+				return c
+			}
+		}
+		return cmp.Or(cmp.Compare(size[b], size[a]), cmp.Compare(a, b))
+	}
+	open := []int{t.Root}
+	for len(open) < k {
+		slices.SortFunc(open, before)
+		i := slices.IndexFunc(open, func(v int) bool { return !t.Nodes[v].IsLeaf() })
+		if i < 0 || len(open)-1+len(t.Nodes[open[i]].Children) > k {
+			return nil, fmt.Errorf("the tree has no cut into exactly %d clusters", k)
+		}
+		v := open[i]
+		open = append(slices.Delete(open, i, i+1), t.Nodes[v].Children...)
+	}
+	labels := make([]int, n)
+	slices.Sort(open) // labels in node order, so that they do not depend on the sort above
+	for c, v := range open {
+		stack := []int{v}
+		for len(stack) > 0 {
+			u := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if t.Nodes[u].IsLeaf() {
+				labels[t.Nodes[u].Item] = c + 1
+			}
+			stack = append(stack, t.Nodes[u].Children...)
+		}
+	}
+	return labels, nil
+}
+
+// ThresholdKeys are the config keys of the thresholds: the metrics compare tracks, in table
+// order (time included).
+func ThresholdKeys() []string { return Keys(Tracked(Compare)) }
+
+// DefaultThresholds returns the default thresholds of the metrics compare tracks.
+func DefaultThresholds() results.Thresholds {
+	th := results.Thresholds{}
+	for _, m := range Tracked(Compare) {
+		th[m.Key] = m.Threshold
+	}
+	return th
+}
+
+// ThresholdIn returns the metric's threshold in th: its own (under Key, else under one of its
+// OldKeys, as an earlier build's manifest has it), else that of ThresholdOf, else its default.
+func (m *Metric) ThresholdIn(th results.Thresholds) float64 {
+	for _, k := range append([]string{m.Key}, m.OldKeys...) {
+		if v, ok := th[k]; ok {
+			return v
+		}
+	}
+	if m.ThresholdOf != "" {
+		if of, ok := Lookup(m.ThresholdOf); ok {
+			return of.ThresholdIn(th)
+		}
+	}
+	return m.Threshold
+}
+
+// Resolve returns th with every metric compare tracks under its current key: an old key renamed,
+// a missing one its default. Keys the table does not know are dropped.
+func Resolve(th results.Thresholds) results.Thresholds {
+	out := results.Thresholds{}
+	for _, m := range Tracked(Compare) {
+		out[m.Key] = m.ThresholdIn(th)
+	}
+	return out
+}
+
+// BenchColumns returns the metrics that bench-quality.txt writes, for the records of a run.
+func BenchColumns(recs []results.Record) []results.BenchColumn {
+	run := NewRun(recs)
+	var out []results.BenchColumn
+	for _, m := range Tracked(Bench) {
+		out = append(out, results.BenchColumn{Unit: m.BenchUnit, Better: m.BenchBetter(), Sign: m.BenchSign,
+			Value: func(r *results.Record) (float64, bool) { return m.Of(r, run) }})
+	}
+	return out
+}
