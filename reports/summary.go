@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,16 +34,27 @@ func summary(in Input, dir string) ([]string, error) {
 		"loglik_mean", "loglik_std", "logz_mean", "logz_std", "logz_neg_inf", "log_evidence_mean", "log_evidence_std", "log_evidence_neg_inf",
 		gapKey + "_mean", gapKey + "_std", gapKey + "_items", "seconds_mean"}}
 	header := []string{"algorithm", "items", "failed", "−inf", "log-likelihood", "log Z", "log evidence", truthGap.Short, "seconds"}
+	// The computed metrics of the table that the summary tracks and some record of the run has,
+	// each a column after the fixed ones.
+	var extra []*metric.Metric
+	for _, m := range metric.Tracked(metric.Summary) {
+		if m.Computed() && slices.ContainsFunc(in.Records, func(r results.Record) bool { _, ok := r.Metric(m.Key); return ok }) {
+			extra = append(extra, m)
+			header = append(header, m.Short)
+			csvT.Header = append(csvT.Header, m.Key+"_mean", m.Key+"_std", m.Key+"_items")
+		}
+	}
 	shown := map[string]bool{}
 	var sections []section
 	for _, ds := range in.Datasets {
-		md := table.Table{Header: header, Numeric: []bool{false, true, true, true, true, true, true, true, true}}
+		md := table.Table{Header: header, Numeric: append([]bool{false}, slices.Repeat([]bool{true}, len(header)-1)...)}
 		for _, alg := range in.Algorithms {
 			rs := in.group(ds, alg)
 			if len(rs) == 0 {
 				continue
 			}
 			var ll, gap, secs []float64
+			values := make([][]float64, len(extra))
 			var lz, ev finiteLogs
 			items, failed, negInf := 0, 0, 0
 			for _, r := range rs {
@@ -56,6 +68,11 @@ func summary(in Input, dir string) ([]string, error) {
 				ev.add(r.LogEvidence)
 				if g, ok := truthGap.Of(&r, nil); ok {
 					gap = append(gap, g)
+				}
+				for i, m := range extra {
+					if v, ok := m.Of(&r, nil); ok {
+						values[i] = append(values[i], v)
+					}
 				}
 				if r.LogLikelihood == nil {
 					continue // not scored: no split model, or a rose tree
@@ -75,11 +92,18 @@ func summary(in Input, dir string) ([]string, error) {
 			if len(gap) > 0 && len(gap) < len(ll) {
 				gapText += " (" + strconv.Itoa(len(gap)) + " items)"
 			}
-			md.Rows = append(md.Rows, []string{alg, strconv.Itoa(items), strconv.Itoa(failed), strconv.Itoa(negInf),
-				pm(llMean, llStd), lz.text(meanStd), ev.text(meanStd), gapText, seconds(sMean)})
-			csvT.Rows = append(csvT.Rows, []string{ds, alg, strconv.Itoa(items), strconv.Itoa(failed), strconv.Itoa(negInf),
+			mdRow := []string{alg, strconv.Itoa(items), strconv.Itoa(failed), strconv.Itoa(negInf),
+				pm(llMean, llStd), lz.text(meanStd), ev.text(meanStd), gapText, seconds(sMean)}
+			csvRow := []string{ds, alg, strconv.Itoa(items), strconv.Itoa(failed), strconv.Itoa(negInf),
 				num(llMean), num(llStd), num(zMean), num(zStd), strconv.Itoa(lz.negInf), num(evMean), num(evStd), strconv.Itoa(ev.negInf),
-				num(gMean), num(gStd), strconv.Itoa(len(gap)), num(sMean)})
+				num(gMean), num(gStd), strconv.Itoa(len(gap)), num(sMean)}
+			for i := range extra {
+				mean, std := meanStd(values[i])
+				mdRow = append(mdRow, pm(mean, std))
+				csvRow = append(csvRow, num(mean), num(std), strconv.Itoa(len(values[i])))
+			}
+			md.Rows = append(md.Rows, mdRow)
+			csvT.Rows = append(csvT.Rows, csvRow)
 		}
 		if len(md.Rows) == 0 {
 			continue
@@ -104,6 +128,11 @@ func summary(in Input, dir string) ([]string, error) {
 	if shown[truthGap.Short] {
 		notes = append(notes, fmt.Sprintf("The %s (%s in summary.csv and in hcbench history) is %s Mean ± sample std; (k items) where fewer items have it than a log-likelihood.",
 			truthGap.Short, gapKey, truthGap.Definition))
+	}
+	for _, m := range extra {
+		if shown[m.Short] {
+			notes = append(notes, fmt.Sprintf("%s (%s in summary.csv): %s Mean ± sample std over the items that have it; %s.", m.Short, m.Key, m.Definition, m.Better.Words()))
+		}
 	}
 	return writeReport(dir, "summary", "Summary: "+in.Experiment, sections, notes, csvFile{"summary.csv", csvT, "the run has no records"})
 }

@@ -93,6 +93,9 @@ const (
 	Bench
 	// Page: the run's page lists its threshold.
 	Page
+	// Summary: the summary report has a column of its mean ± std per data set and algorithm
+	// (a computed metric; the purities have the purity report instead).
+	Summary
 )
 
 // Input is what a computed metric is given of one task: the algorithm's tree on the item and
