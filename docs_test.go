@@ -25,8 +25,8 @@ import (
 	"github.com/hcbench/hcbench/datasets/datadir"
 	"github.com/hcbench/hcbench/experiments/cli"
 	"github.com/hcbench/hcbench/experiments/config"
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/registry"
-	"github.com/hcbench/hcbench/experiments/results"
 )
 
 // The README is the front page; the rest of the documentation is in docs/. These tests keep both
@@ -174,7 +174,7 @@ func TestLayoutListsEveryPackage(t *testing.T) {
 // of a manifest (as `field`), as their JSON Schemas list them.
 func TestResultsDocDescribesEveryField(t *testing.T) {
 	doc := read(t, "docs/results.md")
-	for name, schema := range map[string]string{"record": results.RecordJSONSchema, "manifest": results.ManifestJSONSchema} {
+	for name, schema := range map[string]string{"record": metric.RecordJSONSchema(), "manifest": metric.ManifestJSONSchema()} {
 		var s struct{ Properties map[string]any }
 		if err := json.Unmarshal([]byte(schema), &s); err != nil {
 			t.Fatal(err)
@@ -187,6 +187,27 @@ func TestResultsDocDescribesEveryField(t *testing.T) {
 				t.Errorf("docs/results.md does not describe the %s field %s", name, p)
 			}
 		}
+	}
+}
+
+// TestResultsDocListsMetrics: docs/results.md's rows between its metrics markers are the
+// computed metrics of the metric table, in its order, each with its definition.
+func TestResultsDocListsMetrics(t *testing.T) {
+	doc := read(t, "docs/results.md")
+	_, after, ok := strings.Cut(doc, "<!-- metrics:columns")
+	region, _, ok2 := strings.Cut(after, "<!-- /metrics -->")
+	if !ok || !ok2 {
+		t.Fatal("docs/results.md has no metrics markers")
+	}
+	_, region, _ = strings.Cut(region, "-->\n")
+	var want strings.Builder
+	for _, m := range metric.All() {
+		if m.Computed() {
+			fmt.Fprintf(&want, "| `%s` | %s |\n", m.Key, m.Definition)
+		}
+	}
+	if region != want.String() {
+		t.Errorf("docs/results.md's metric rows:\n%s\nwant (the metric table):\n%s", region, want.String())
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 func init() {
 	Register(Report{
 		Name:  "summary",
-		Help:  "per data set and algorithm: items, failures, mean ± std log-likelihood, log Z and log evidence where computed (means over finite values; −inf ones counted), and mean gap to the truth tree (truth − tree, nats) (Markdown and CSV)",
+		Help:  "per data set and algorithm: items, failures, mean ± std log-likelihood, log Z and log evidence where computed (means over finite values; −inf ones counted), mean gap to the truth tree (truth − tree, nats), and the computed metrics of the metric table that the summary tracks (Markdown and CSV)",
 		Build: summary,
 	})
 }
@@ -25,8 +25,9 @@ func init() {
 // algorithm computes it (the trellis), the log evidence where an algorithm has one (the Bayesian
 // family), both over finite values with the −Inf ones counted, the mean ± std gap to the truth
 // tree (metric.TruthGap: the truth's log-likelihood minus the tree's, as history shows it), and
-// the mean task time. The Markdown leaves out the columns, and the notes, that no algorithm of a
-// data set fills.
+// the mean task time, then the mean ± std of each computed metric of the table tracked by
+// metric.Summary that some record of the run has. The Markdown leaves out the columns, and the
+// notes, that no algorithm of a data set fills.
 func summary(in Input, dir string) ([]string, error) {
 	truthGap := metric.Builtin(metric.TruthGap)
 	gapKey := truthGap.Key
