@@ -21,8 +21,6 @@ import (
 // defaults are the config's default thresholds.
 var defaults = results.Thresholds{"log_likelihood": 1e-6, "exact_gap": 1e-6, "log_evidence": 1e-6, "dendrogram_purity": 0.001, "time": 0}
 
-func fptr(v float64) *float64 { return &v }
-
 func key(ds, item, label string) string {
 	return "dataset=" + ds + "|item=" + item + "|algorithm=" + label
 }

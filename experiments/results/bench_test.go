@@ -12,8 +12,6 @@ import (
 	"golang.org/x/perf/benchmath"
 )
 
-func ptr(v float64) *float64 { return &v }
-
 // benchRecords is a small run: a generated data set (jets) with a trellis, greedy and a label
 // ending in -digits, and a labelled one (iris) with an awkward item id and a Bayesian algorithm;
 // out of order, with a failure, a −Inf and an unscored tree, and tasks that ran 3 times beside
