@@ -1,13 +1,10 @@
 package metric
 
 import (
-	"cmp"
-	"fmt"
 	"math"
-	"slices"
 
-	"github.com/hcbench/hcbench/algorithms/tree"
 	"github.com/hcbench/hcbench/experiments/results"
+	"github.com/hcbench/hcbench/reports/metrics"
 )
 
 // inputCache holds what several metrics of one Input read, computed once.
@@ -70,9 +67,10 @@ func LabelReferences(labels []string) [][]int {
 }
 
 // partitionScore is a partition metric of the tree on in: for each reference labelling, the tree
-// cut at the reference's number of clusters k (its distinct non-zero labels) and scored against
-// it with its noise points (0) left out of both; the maximum over the references. ok is false
-// when no reference has a cluster, or no cut exists (a rose tree whose cut skips k).
+// cut at the reference's number of clusters k (its distinct non-zero labels; metrics.Cut, which
+// says how heights, ties and rose trees are cut) and scored against it with its noise points (0)
+// left out of both; the maximum over the references. ok is false when no reference has a cluster
+// or none can be cut (k above the number of leaves).
 func partitionScore(score func(pred, ref []int) float64, in Input) (float64, bool) {
 	best, ok := math.Inf(-1), false
 	for _, ref := range in.References {
@@ -80,7 +78,7 @@ func partitionScore(score func(pred, ref []int) float64, in Input) (float64, boo
 		if k == 0 || len(ref) != in.Tree.Items() {
 			continue
 		}
-		pred, err := cut(in.Tree, in.Heights, k)
+		pred, err := metrics.Cut(in.Tree, in.Heights, k)
 		if err != nil {
 			continue
 		}
@@ -106,64 +104,6 @@ func clusters(ref []int) int {
 		}
 	}
 	return len(seen)
-}
-
-// cut is the cut of a tree into k clusters that partition metrics score: labels 1..k by item.
-//
-// It is a stand-in for reports/metrics.Cut (contracts of issue 21, item 3), which is written at
-// the same time; when that lands, this variable becomes metrics.Cut and cutTree goes.
-var cut = cutTree
-
-// cutTree cuts t into k clusters by undoing merges from the top: with heights, the highest merge
-// first (scipy's cut_tree); without, the node with the most leaves first (ties: the lower node
-// index). A rose tree's node undoes all its children at once; a cut that cannot reach exactly k is
-// an error.
-func cutTree(t *tree.Tree, heights []float64, k int) ([]int, error) {
-	n := t.Items()
-	if k < 1 || k > n {
-		return nil, fmt.Errorf("cannot cut %d items into %d clusters", n, k)
-	}
-	size := make([]int, len(t.Nodes))
-	for _, v := range t.PostOrder() {
-		if t.Nodes[v].IsLeaf() {
-			size[v] = 1
-		}
-		for _, c := range t.Nodes[v].Children {
-			size[v] += size[c]
-		}
-	}
-	before := func(a, b int) int { // the node to undo first sorts first
-		if heights != nil {
-			if c := cmp.Compare(heights[b], heights[a]); c != 0 {
-				return c
-			}
-		}
-		return cmp.Or(cmp.Compare(size[b], size[a]), cmp.Compare(a, b))
-	}
-	open := []int{t.Root}
-	for len(open) < k {
-		slices.SortFunc(open, before)
-		i := slices.IndexFunc(open, func(v int) bool { return !t.Nodes[v].IsLeaf() })
-		if i < 0 || len(open)-1+len(t.Nodes[open[i]].Children) > k {
-			return nil, fmt.Errorf("the tree has no cut into exactly %d clusters", k)
-		}
-		v := open[i]
-		open = append(slices.Delete(open, i, i+1), t.Nodes[v].Children...)
-	}
-	labels := make([]int, n)
-	slices.Sort(open) // labels in node order, so that they do not depend on the sort above
-	for c, v := range open {
-		stack := []int{v}
-		for len(stack) > 0 {
-			u := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if t.Nodes[u].IsLeaf() {
-				labels[t.Nodes[u].Item] = c + 1
-			}
-			stack = append(stack, t.Nodes[u].Children...)
-		}
-	}
-	return labels, nil
 }
 
 // ThresholdKeys are the config keys of the thresholds: the metrics compare tracks, in table

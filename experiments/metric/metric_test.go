@@ -88,9 +88,10 @@ func register(t *testing.T, m Metric) {
 }
 
 // TestPartitionMetric: a partition metric scores the tree cut at each reference's number of
-// clusters, noise left out, and keeps the best reference; items with labels and no references
-// are scored against the labels. The tree ((0,1),(2,(3,4))) cut in 2 is {0,1} {2,3,4}, in 3
-// {0,1} {2} {3,4} (the larger node undone first).
+// clusters (metrics.Cut), noise left out, and keeps the best reference; items with labels and no
+// references are scored against the labels. The tree ((0,1),(2,(3,4))) without heights cut in 2
+// is {0,1} {2,3,4}, in 3 {0,1} {2} {3,4} (the cluster of most items split first); with heights
+// that make {0,1} the highest merge below the root, in 3 it is {0} {1} {2,3,4}.
 func TestPartitionMetric(t *testing.T) {
 	register(t, Metric{Key: "test_rand", Name: "n", Short: "s", Definition: "d", Partition: rand, Needs: NeedsReferences})
 	tr, err := tree.FromMerges(5, [][2]int{{0, 1}, {3, 4}, {2, 6}, {5, 7}})
@@ -111,6 +112,7 @@ func TestPartitionMetric(t *testing.T) {
 		// Noise (0) left out: leaves 0, 1, 3 with ref {0,1} {3}; k = 2 cuts {0,1} {2,3,4}: all agree.
 		{name: "noise left out", in: Input{Tree: tr, References: [][]int{{5, 5, 0, 7, 0}}}, want: 1},
 		{name: "labels as the reference", in: Input{Tree: tr, Labels: []string{"x", "x", "y", "y", ""}}, want: 1},
+		{name: "heights", in: Input{Tree: tr, Heights: []float64{0, 0, 0, 0, 0, 3, 1, 2, 4}, References: [][]int{{1, 2, 3, 3, 3}}}, want: 1},
 		{name: "no reference", in: Input{Tree: tr}, absent: true},
 		{name: "only noise", in: Input{Tree: tr, References: [][]int{{0, 0, 0, 0, 0}}}, absent: true},
 	} {
@@ -119,45 +121,6 @@ func TestPartitionMetric(t *testing.T) {
 			t.Errorf("%s: %v (%v), want %v (absent %v)", c.name, got, ok, c.want, c.absent)
 		}
 	}
-}
-
-// TestCutTree: the stand-in cut undoes the highest merge first with heights, the largest node
-// without; every k from 1 to n gives exactly k clusters; a rose tree without a cut at k is an
-// error.
-func TestCutTree(t *testing.T) {
-	tr, _ := tree.FromMerges(5, [][2]int{{0, 1}, {3, 4}, {2, 6}, {5, 7}}) // nodes 5..8
-	heights := []float64{0, 0, 0, 0, 0, 3, 1, 2, 4}                       // {0,1} merged high
-	for k := 1; k <= 5; k++ {
-		got, err := cutTree(tr, nil, k)
-		if err != nil || clusters(got) != k || slices.Contains(got, 0) {
-			t.Errorf("k = %d: %v %v", k, got, err)
-		}
-	}
-	if got, _ := cutTree(tr, nil, 3); !sameSplit(got, []int{1, 1, 2, 3, 3}) {
-		t.Errorf("k = 3 without heights: %v, want {0,1} {2} {3,4}", got)
-	}
-	if got, _ := cutTree(tr, heights, 3); !sameSplit(got, []int{1, 2, 3, 3, 3}) {
-		t.Errorf("k = 3 with heights: %v, want {0} {1} {2,3,4}", got)
-	}
-	rose := &tree.Tree{Nodes: []tree.Node{{Item: 0}, {Item: 1}, {Item: 2}, {Children: []int{0, 1, 2}}}, Root: 3}
-	if _, err := cutTree(rose, nil, 2); err == nil {
-		t.Error("a star of 3 cut in 2: no error")
-	}
-	if _, err := cutTree(tr, nil, 6); err == nil {
-		t.Error("k > n: no error")
-	}
-}
-
-// sameSplit reports whether two labellings are the same partition.
-func sameSplit(a, b []int) bool {
-	for i := range a {
-		for j := range a {
-			if (a[i] == a[j]) != (b[i] == b[j]) {
-				return false
-			}
-		}
-	}
-	return len(a) == len(b)
 }
 
 // TestRegisterRefuses: a bad entry panics at registration, naming the key.
