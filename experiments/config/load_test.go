@@ -4,6 +4,7 @@ import (
 	"errors"
 	"github.com/hcbench/hcbench/datasets/datadir"
 	"github.com/hcbench/hcbench/experiments/registry"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -341,5 +342,30 @@ algorithms: [greedy]
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not contain %q", err, want)
 		}
+	}
+}
+
+// TestThresholdKeys: the thresholds' keys are the metric table's (those compare tracks): a
+// misspelt one is suggested, one of no tracked metric listed with the known keys, a negative or
+// repeated one refused, each at its line; an old key is read as its metric's, and keys not
+// given take their defaults.
+func TestThresholdKeys(t *testing.T) {
+	head := "version: 1\nname: x\ndatasets: [{name: q, generator: ginkgo, jets: 2, t_cut: 16}]\nalgorithms: [greedy]\n"
+	checkExact(t, problemsOf(t, head+"thresholds:\n  exact_gaps: 1\n  map_share: 1\n  time: -1\n  purity: 0.1\n  dendrogram_purity: 0.2\n"), []string{
+		`bad.yaml:6: thresholds: unknown key "exact_gaps" (did you mean "exact_gap"?)`,
+		`bad.yaml:7: thresholds: unknown key "map_share" (known keys: dendrogram_purity, exact_gap, log_evidence, log_likelihood, time)`,
+		`bad.yaml:8: thresholds.time: want a non-negative number, got -1`,
+		`bad.yaml:10: thresholds: key "dendrogram_purity" given twice (first on line 9)`,
+	})
+	c, err := Parse("ok.yaml", []byte(head+"thresholds: {purity: 0.1, time: 0.5}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"log_likelihood": 1e-6, "exact_gap": 1e-6, "log_evidence": 1e-6, "dendrogram_purity": 0.1, "time": 0.5}
+	if got := map[string]float64(c.Thresholds); !maps.Equal(got, want) {
+		t.Errorf("thresholds %v, want %v", got, want)
+	}
+	if c, err := Parse("ok.yaml", []byte(head)); err != nil || c.Thresholds["dendrogram_purity"] != 0.001 {
+		t.Errorf("no thresholds: %v %v", c, err)
 	}
 }
