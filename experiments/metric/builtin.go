@@ -46,12 +46,8 @@ func init() {
 		Key: ExactGap, Name: "mean gap to the exact MAP", Short: "gap to exact MAP", Unit: "nats", Better: LowerIsBetter, Order: 20,
 		Definition: "the exact MAP log-likelihood (an exact trellis's, on the same item) minus the tree's, in nats: 0 when the tree reaches the MAP, positive when it falls short, lower is better; over the items where a trellis ran and both are finite, the trellis's own trees left out.",
 		Value: func(r *results.Record, run *Run) (float64, bool) {
-			e, has := run.Exact[results.ItemKey{Dataset: r.Dataset, Item: r.Item}]
-			ll, ok := finiteLog(r.LogLikelihood)
-			if !has || !ok || r.HasRole(results.Exact) {
-				return 0, false
-			}
-			return e - ll, true
+			e, ll, ok := exactAndTree(r, run)
+			return e - ll, ok
 		},
 		Threshold: 1e-6, ThresholdHelp: "largest rise of the mean gap to the exact MAP (nats; items where a trellis ran)",
 		Track:     Compare | History | Bench | Page,
@@ -77,15 +73,11 @@ func init() {
 		Key: MAPShare, Name: "share of items reaching the exact MAP", Short: "reaches MAP", Better: HigherIsBetter, Order: 40,
 		Definition: "1 when the tree's log-likelihood is at least the exact MAP's − 1e-6·max(1, |MAP|), else 0, so that the mean is the share of items; over the items where a trellis ran, the trellis's own trees left out.",
 		Value: func(r *results.Record, run *Run) (float64, bool) {
-			e, has := run.Exact[results.ItemKey{Dataset: r.Dataset, Item: r.Item}]
-			ll, ok := finiteLog(r.LogLikelihood)
-			if !has || !ok || r.HasRole(results.Exact) {
-				return 0, false
-			}
+			e, ll, ok := exactAndTree(r, run)
 			if ll >= e-MAPTolerance*max(1, math.Abs(e)) {
-				return 1, true
+				return 1, ok
 			}
-			return 0, true
+			return 0, ok
 		},
 		// Any item that stops (or starts) reaching the MAP changes the share.
 		Threshold: 1e-9,
@@ -141,6 +133,14 @@ func init() {
 		ThresholdHelp: "largest slowdown of the median task time, as a fraction (0.2: 20% slower), counted only when a Mann-Whitney U test finds the change significant (p < 0.05) and the slower median is at least 1 ms; counted only over at least 8 timings of the row in both runs (tasks × runs of each, see repeat), with both runs on one machine (host, CPUs and workers of their sessions); 0: time is reported, never a regression",
 		Track:         Compare | History | Page,
 	})
+}
+
+// exactAndTree returns the exact MAP log-likelihood of a record's item and the record's tree's,
+// ok false when either is missing or not finite, or the record is the exact algorithm's own.
+func exactAndTree(r *results.Record, run *Run) (exact, tree float64, ok bool) {
+	e, has := run.Exact[results.ItemKey{Dataset: r.Dataset, Item: r.Item}]
+	ll, finite := finiteLog(r.LogLikelihood)
+	return e, ll, has && finite && !r.HasRole(results.Exact)
 }
 
 // finiteLog returns a log-probability's value when it is present and finite.

@@ -2,6 +2,7 @@ package metric
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -67,18 +68,26 @@ func TestRecordMetricsJSON(t *testing.T) {
 	}
 }
 
-// rand is the Rand index by brute force over the pairs (a test-only partition metric).
+// rand is the Rand index (a test-only partition metric) from the contingency table: with
+// n_ij points in predicted cluster i and reference cluster j, a_i and b_j its margins and n
+// points, the pairs that agree are C(n,2) + 2·Σ C(n_ij,2) − Σ C(a_i,2) − Σ C(b_j,2).
 func rand(pred, ref []int) float64 {
-	agree, pairs := 0, 0
-	for i := range pred {
-		for j := i + 1; j < len(pred); j++ {
-			if (pred[i] == pred[j]) == (ref[i] == ref[j]) {
-				agree++
-			}
-			pairs++
-		}
+	type cell struct{ i, j int }
+	nij, a, b := map[cell]int{}, map[int]int{}, map[int]int{}
+	for k := range pred {
+		nij[cell{pred[k], ref[k]}]++
+		a[pred[k]]++
+		b[ref[k]]++
 	}
-	return float64(agree) / float64(pairs)
+	c2 := func(m int) float64 { return float64(m*(m-1)) / 2 }
+	sum := func(counts []int) (s float64) {
+		for _, m := range counts {
+			s += c2(m)
+		}
+		return s
+	}
+	pairs := c2(len(pred))
+	return (pairs + 2*sum(slices.Collect(maps.Values(nij))) - sum(slices.Collect(maps.Values(a))) - sum(slices.Collect(maps.Values(b)))) / pairs
 }
 
 // register registers m for the test and removes it after.
