@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -836,14 +837,21 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	// with '-' for '_'.
 	synopsis := "compare"
 	tracked := metric.Tracked(metric.Compare)
-	keys := metric.Keys(tracked)
 	for _, m := range tracked {
 		synopsis += " [-" + m.Flag() + " X]"
 	}
 	fs := newFlags("compare", stderr, synopsis+" [-allow-missing] OLD NEW")
-	values := map[string]*float64{}
+	values := map[string]*float64{} // by flag name
+	flagKey := map[string]string{}  // the metric key of each flag
 	for _, m := range tracked {
-		values[m.Key] = fs.Float64(m.Flag(), 0, m.ThresholdHelp+" (default: NEW's config)")
+		values[m.Flag()] = fs.Float64(m.Flag(), 0, m.ThresholdHelp+" (default: NEW's config)")
+		flagKey[m.Flag()] = m.Key
+		// A renamed metric keeps its earlier flag, so that scripts that use it still run.
+		for _, old := range m.OldKeys {
+			name := strings.ReplaceAll(old, "_", "-")
+			values[name] = fs.Float64(name, 0, "the same as -"+m.Flag()+", its name in earlier builds")
+			flagKey[name] = m.Key
+		}
 	}
 	allowMissing := fs.Bool("allow-missing", false, "do not fail when NEW did not finish or lacks tasks of OLD; compare the tasks both have")
 	dirs, err := parse(fs, args)
@@ -870,16 +878,15 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	th := metric.Resolve(runs[1].Manifest.Thresholds) // a copy, old keys renamed, defaults filled
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	for _, k := range keys {
-		name := strings.ReplaceAll(k, "_", "-")
+	for _, name := range slices.Sorted(maps.Keys(values)) {
 		if !given[name] {
 			continue
 		}
-		if v := *values[k]; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		if v := *values[name]; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			fmt.Fprintf(stderr, "hcbench: -%s must be a non-negative number, got %v\n", name, v)
 			return ExitUsage
 		}
-		th.Set(k, *values[k])
+		th.Set(flagKey[name], *values[name])
 	}
 	r := compare.Compare(runs[0], runs[1], compare.Options{Thresholds: th, AllowMissing: *allowMissing})
 	if err := r.WriteText(stdout); err != nil {
