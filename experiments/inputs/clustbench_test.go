@@ -215,7 +215,7 @@ func TestClustBenchErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := strings.Join(d.Warnings(), "\n"); d.Len() != 2 || !strings.Contains(w, "wut/x3 ("+filepath.Join(dir, "wut", "x3.data.gz")+" is missing)") {
+	if w := strings.Join(d.Warnings(), "\n"); d.Len() != 2 || !strings.Contains(w, "wut/x3 (its points, wut/x3.data.gz, are absent from "+dir+")") {
 		t.Errorf("%d items, warnings %q", d.Len(), w)
 	}
 	if _, err := d.Load(context.Background(), 1); err == nil || !strings.Contains(err.Error(), "x2.labels1.gz: 119 labels, want one a point: 120") {

@@ -227,7 +227,7 @@ func openClustBench(_ context.Context, p Params, env SourceEnv) (*Data, error) {
 	for _, set := range sets {
 		path := filepath.Join(dir, filepath.FromSlash(set.File("")))
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			left = append(left, fmt.Sprintf("%s (%s is missing)", set.ID(), path))
+			left = append(left, fmt.Sprintf("%s (its points, %s, are absent from %s)", set.ID(), set.File(""), s.Dir))
 			continue
 		}
 		present = append(present, set)

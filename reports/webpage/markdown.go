@@ -1,6 +1,7 @@
 package webpage
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -19,10 +20,11 @@ import (
 
 // block is one rendered unit of a report: a heading, a table or a paragraph.
 type block struct {
-	Kind  string // "heading", "table" or "p"
+	Kind  string // "heading", "table", "p" or "image"
 	Level int    // heading: Markdown level (1 for #, 2 for ##, …)
 	ID    string // heading: anchor, set by the page builder
-	Text  string // heading and paragraph text
+	Text  string // heading and paragraph text; an image's caption (its alt text)
+	Src   string // image: the file, beside the Markdown
 	Table *htmlTable
 }
 
@@ -54,6 +56,10 @@ func parseMarkdown(src string) []block {
 			n := headingLevel(line)
 			out = append(out, block{Kind: "heading", Level: n, Text: strings.TrimSpace(line[n:])})
 			i++
+		case imageLine.MatchString(line):
+			m := imageLine.FindStringSubmatch(line)
+			out = append(out, block{Kind: "image", Text: m[1], Src: m[2]})
+			i++
 		case strings.HasPrefix(line, "|"):
 			j := i
 			for j < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[j]), "|") {
@@ -68,6 +74,10 @@ func parseMarkdown(src string) []block {
 	}
 	return out
 }
+
+// imageLine matches a line that is a Markdown image alone, ![caption](file.svg): a report's
+// figure with its caption, which the page shows where the plot is placed (section.place).
+var imageLine = regexp.MustCompile(`^!\[([^\]]*)\]\(([^()\s]+)\)$`)
 
 // headingLevel returns the number of leading '#' of an ATX heading ("## x"), or 0.
 func headingLevel(line string) int {

@@ -143,6 +143,8 @@ type section struct {
 	Notes     []string
 	Files     []link
 	Empty     bool // the report is in the manifest but no file of it was found
+	// captions are the captions of the plots the report's Markdown shows as images, by file.
+	captions map[string]string
 }
 
 // Count says what the folded section holds: "4 tables, 12 plots".
@@ -189,10 +191,13 @@ type figure struct {
 	ID, Name string
 	Href     string // the SVG
 	PNG      string // href of the PNG twin, if any
+	PDF      string // href of the PDF twin, if any (the journal figures)
 	// Width and Height are the plot's size in CSS pixels, from the SVG's, so that the page
 	// keeps its place for the image before it loads.
 	Width, Height int
 	Problem       string // why the file cannot be shown
+	// Caption is what the report's Markdown says of the plot (an image line, ![caption](file)).
+	Caption string
 }
 
 // Wide reports whether the plot is too wide for a cell of the grid of plots (dendrograms, a
@@ -264,8 +269,8 @@ func build(dir string, m results.Manifest) (*page, error) {
 		s.Files = append(s.Files, reportLink(dir, name))
 	}
 	for _, name := range rf.other {
-		if strings.HasSuffix(name, ".png") && rf.has[strings.TrimSuffix(name, ".png")+".svg"] {
-			continue // the PNG twin of a plot, linked beside it
+		if ext := filepath.Ext(name); (ext == ".png" || ext == ".pdf") && rf.has[strings.TrimSuffix(name, ext)+".svg"] {
+			continue // the PNG or PDF twin of a plot, linked beside it
 		}
 		files.Files = append(files.Files, reportLink(dir, name))
 	}
@@ -278,9 +283,14 @@ func build(dir string, m results.Manifest) (*page, error) {
 	if len(files.Files) > 0 {
 		p.Sections = append(p.Sections, files)
 	}
-	// The page opens on results: the summary report, a table per data set, else the first report.
+	// The page opens on results: the comparison's verdict, else the summary report, a table per
+	// data set, else the first report.
+	first := "summary"
+	if bySection[reports.ComparisonReport] != nil {
+		first = reports.ComparisonReport
+	}
 	for i, s := range p.Sections {
-		if s.Report == "summary" || (s.Report != "" && bySection["summary"] == nil) {
+		if s.Report == first || (s.Report != "" && bySection[first] == nil) {
 			p.Results = s
 			p.Sections = slices.Delete(p.Sections, i, i+1)
 			break
@@ -301,6 +311,18 @@ func (s *section) fill(blocks []block, experiment string, datasets []string, ids
 		}
 		blocks = blocks[1:]
 	}
+	// Images are the report's plots with their captions: the plots are placed as every plot is
+	// (section.place), and get the caption.
+	blocks = slices.DeleteFunc(slices.Clone(blocks), func(b block) bool {
+		if b.Kind != "image" {
+			return false
+		}
+		if s.captions == nil {
+			s.captions = map[string]string{}
+		}
+		s.captions[b.Src] = b.Text
+		return true
+	})
 	// The notes: the paragraphs after the last table.
 	last := slices.IndexFunc(blocks, func(b block) bool { return b.Kind == "p" })
 	for i := len(blocks) - 1; i >= 0 && blocks[i].Kind == "p"; i-- {
@@ -354,6 +376,9 @@ func datasetOf(title string, datasets []string) string {
 // end ("gap-qcd-trellis-beam.svg", "dendrograms-qcd.svg"). A plot of no group's data set goes after
 // the groups.
 func (s *section) place(pl figure, prefix string, datasets []string) {
+	if c, ok := s.captions[pl.Name]; ok {
+		pl.Caption = c
+	}
 	rest := strings.TrimPrefix(strings.TrimSuffix(pl.Name, ".svg"), prefix)
 	rest = strings.TrimPrefix(rest, "-")
 	ds, best := "", -1
@@ -368,6 +393,17 @@ func (s *section) place(pl figure, prefix string, datasets []string) {
 		f := reports.FileName(d)
 		if (rest == f || strings.HasPrefix(rest, f+"-")) && len(f) > best {
 			ds, best = d, len(f)
+		}
+	}
+	if ds == "" {
+		// A group that is no data set's (the comparison's, one per metric) takes the plots
+		// whose names follow the prefix with its title's file name.
+		for i := len(s.Groups) - 1; i >= 0; i-- {
+			g := s.Groups[i]
+			if f := reports.FileName(g.Title); g.Dataset == "" && f != "" && (rest == f || strings.HasPrefix(rest, f+"-")) {
+				g.Plots = append(g.Plots, pl)
+				return
+			}
 		}
 	}
 	if ds != "" {
@@ -533,6 +569,21 @@ func listReports(dir string) (reportFiles, error) {
 	}
 	for _, e := range entries { // sorted by name
 		name := e.Name()
+		if e.IsDir() && !strings.HasPrefix(name, ".") {
+			// A report's folder (comparison/): its files are listed as the report's, by
+			// their path ("comparison/pairs.csv"); deeper folders are not.
+			sub, err := os.ReadDir(filepath.Join(dir, name))
+			if err != nil {
+				return rf, err
+			}
+			for _, f := range sub {
+				if f.Type().IsRegular() && filepath.Ext(f.Name()) == ".csv" {
+					rf.has[name+"/"+f.Name()] = true
+					rf.csv = append(rf.csv, name+"/"+f.Name())
+				}
+			}
+			continue
+		}
 		if !e.Type().IsRegular() || strings.HasPrefix(name, ".") {
 			continue
 		}
@@ -599,7 +650,7 @@ func plotOwner(name string, sections map[string]*section) (*section, string) {
 func fileOwner(name string, sections map[string]*section) *section {
 	var best *section
 	for r, s := range sections {
-		if len(name) > len(r) && strings.HasPrefix(name, r) && strings.ContainsRune(".-_", rune(name[len(r)])) {
+		if len(name) > len(r) && strings.HasPrefix(name, r) && strings.ContainsRune(".-_/", rune(name[len(r)])) {
 			if best == nil || len(r) > len(best.Report) {
 				best = s
 			}
@@ -615,6 +666,9 @@ func readPlot(dir, name string, rf reportFiles, ids map[string]bool) (figure, er
 	pl := figure{ID: uniqueID(ids, "plot-"+slug(stem)), Name: name, Href: href(results.ReportsDir + "/" + name)}
 	if rf.has[stem+".png"] {
 		pl.PNG = href(results.ReportsDir + "/" + stem + ".png")
+	}
+	if rf.has[stem+".pdf"] {
+		pl.PDF = href(results.ReportsDir + "/" + stem + ".pdf")
 	}
 	b, err := os.ReadFile(filepath.Join(dir, results.ReportsDir, name))
 	if err != nil {
