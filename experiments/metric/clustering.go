@@ -32,7 +32,7 @@ func init() {
 		Definition: "Gagolewski's normalised clustering accuracy (NCA), the ClustBench suite's default score: the mean share of each reference cluster recovered by its matched cluster (optimal one-to-one matching), rescaled so that 1 is a perfect match and 0 is what equal shares give." + partitionNote,
 		Partition:  metrics.NormalizedClusteringAccuracy,
 		Threshold:  0.001, ThresholdHelp: "largest drop of the mean normalised clustering accuracy",
-		Track:     Compare | History | Page | Summary,
+		Track: Compare | History | Page | Summary,
 	})
 	Register(Metric{
 		Key: ARI, Name: "mean adjusted Rand index", Short: "ARI", Better: HigherIsBetter, Order: 73,
@@ -40,7 +40,7 @@ func init() {
 		Definition: "the adjusted Rand index (Hubert & Arabie 1985) of the cut against the reference partition: 1 for the same partition, 0 at chance." + partitionNote,
 		Partition:  metrics.AdjustedRand,
 		Threshold:  0.001, ThresholdHelp: "largest drop of the mean adjusted Rand index",
-		Track:     Compare | History | Page | Summary,
+		Track: Compare | History | Page | Summary,
 	})
 	Register(Metric{
 		Key: AMI, Name: "mean adjusted mutual information", Short: "AMI", Better: HigherIsBetter, Order: 74,
