@@ -161,6 +161,40 @@ func (o *ComparisonOptions) Check() error {
 	return nil
 }
 
+// SetFlags sets the metrics and the ROPEs from compare -across's flags: "nca,ari" and
+// "nca=0.02,ari=0.01" (empty: unchanged).
+func (o *ComparisonOptions) SetFlags(metrics, rope string) error {
+	if metrics != "" {
+		o.Metrics = nil
+		for _, k := range strings.Split(metrics, ",") {
+			m, err := comparableMetric(strings.TrimSpace(k))
+			if err != nil {
+				return fmt.Errorf("-metrics: %w", err)
+			}
+			o.Metrics = append(o.Metrics, m.Key)
+		}
+	}
+	if rope != "" {
+		o.ROPE = ROPEs{}
+		for _, kv := range strings.Split(rope, ",") {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				return fmt.Errorf("-rope: want METRIC=HALF_WIDTH, got %q", kv)
+			}
+			m, err := comparableMetric(strings.TrimSpace(k))
+			if err != nil {
+				return fmt.Errorf("-rope: %w", err)
+			}
+			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil || x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("-rope: %s: want a non-negative number, got %q", m.Key, v)
+			}
+			o.ROPE[m.Key] = x
+		}
+	}
+	return o.Check()
+}
+
 // ComparisonDir is the folder, in the reports folder (or compare -across's output), of the
 // comparison's CSV files: comparison/pairs.csv and comparison/ranks.csv.
 const ComparisonDir = "comparison"

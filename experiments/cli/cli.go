@@ -831,6 +831,70 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// compareAcross writes the comparison of the algorithms of the runs in dirs across their data
+// sets into out (reports.BuildComparison) and prints its mean ranks. A task in two runs is an
+// error: each (data set, item, algorithm) is compared once.
+func compareAcross(ctx context.Context, dirs []string, o *reports.ComparisonOptions, out string, stdout, stderr io.Writer) int {
+	if len(dirs) == 0 {
+		fmt.Fprintln(stderr, "hcbench: compare -across needs one run directory or more")
+		return ExitUsage
+	}
+	var in reports.Input
+	from := map[string]string{} // task key → the run it came from
+	var names []string
+	for _, d := range dirs {
+		m, recs, err := rundir.Open(ctx, d)
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "hcbench: interrupted:", context.Cause(ctx))
+			return ExitInterrupted
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "hcbench:", err)
+			return ExitFailure
+		}
+		if m.Status != results.StatusComplete {
+			fmt.Fprintf(stderr, "hcbench: warning: %s is %s: its %d finished tasks are compared\n", d, m.Status, len(recs))
+		}
+		if !slices.Contains(names, m.Experiment) {
+			names = append(names, m.Experiment)
+		}
+		for _, ds := range m.Datasets {
+			if !slices.Contains(in.Datasets, ds) {
+				in.Datasets = append(in.Datasets, ds)
+			}
+		}
+		for _, a := range m.Algorithms {
+			if !slices.Contains(in.Algorithms, a) {
+				in.Algorithms = append(in.Algorithms, a)
+			}
+		}
+		for _, r := range recs {
+			if prev, dup := from[r.Key]; dup {
+				fmt.Fprintf(stderr, "hcbench: task %s is in both %s and %s; compare -across takes each task once (give one of the runs, or label the variants apart)\n", r.Key, prev, d)
+				return ExitFailure
+			}
+			from[r.Key] = d
+			in.Records = append(in.Records, r)
+		}
+	}
+	in.Experiment = strings.Join(names, " + ")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		fmt.Fprintln(stderr, "hcbench:", err)
+		return ExitFailure
+	}
+	files, err := reports.BuildComparison(in, o, out)
+	if err != nil {
+		fmt.Fprintln(stderr, "hcbench: compare -across:", err)
+		return ExitFailure
+	}
+	ranks, err := os.ReadFile(filepath.Join(out, reports.ComparisonDir, "ranks.csv"))
+	if err == nil {
+		fmt.Fprintf(stdout, "%s", ranks)
+	}
+	fmt.Fprintf(stdout, "comparison: %s (%d files; %s)\n", filepath.Join(out, reports.ComparisonReport+".md"), len(files), filepath.Join(out, reports.ComparisonDir, "pairs.csv"))
+	return ExitOK
+}
+
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// The thresholds default to NEW's config (its manifest); a flag given overrides one. There is a
 	// flag per metric that compare tracks (package metric's table; time among them), its key
@@ -840,7 +904,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	for _, m := range tracked {
 		synopsis += " [-" + m.Flag() + " X]"
 	}
-	fs := newFlags("compare", stderr, synopsis+" [-allow-missing] OLD NEW")
+	fs := newFlags("compare", stderr, synopsis+" [-allow-missing] OLD NEW\n  hcbench compare -across [-out DIR] [-metrics M,…] [-rope M=X,…] [-seed S] RUN…")
 	values := map[string]*float64{} // by flag name
 	flagKey := map[string]string{}  // the metric key of each flag
 	for _, m := range tracked {
@@ -854,9 +918,23 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 	}
 	allowMissing := fs.Bool("allow-missing", false, "do not fail when NEW did not finish or lacks tasks of OLD; compare the tasks both have")
+	across := fs.Bool("across", false, "compare the algorithms of finished runs across their data sets instead (the comparison report's statistics and figures; merged shards included)")
+	acrossOut := fs.String("out", "comparison", "with -across: the folder the comparison is written to")
+	acrossMetrics := fs.String("metrics", "", "with -across: the metrics compared, keys separated by commas (default: the comparison report's)")
+	acrossROPE := fs.String("rope", "", "with -across: regions of practical equivalence, METRIC=HALF_WIDTH separated by commas (default: 0.01 for a score whose best is 1, else 0)")
+	acrossSeed := fs.Uint64("seed", 1, "with -across: the seed of the bootstrap and the Bayesian test")
 	dirs, err := parse(fs, args)
 	if err != nil {
 		return flagError(fs, err, stdout)
+	}
+	if *across {
+		o := reports.NewComparisonOptions()
+		o.Seed = *acrossSeed
+		if err := o.SetFlags(*acrossMetrics, *acrossROPE); err != nil {
+			fmt.Fprintln(stderr, "hcbench:", err)
+			return ExitUsage
+		}
+		return compareAcross(ctx, dirs, o, *acrossOut, stdout, stderr)
 	}
 	if len(dirs) != 2 {
 		fs.Usage()
