@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -29,8 +30,9 @@ func init() {
 		Build: func(in Input, dir string) ([]string, error) {
 			return BuildComparison(in, optionsOf[ComparisonOptions](in, ComparisonReport), dir)
 		},
-		Plots:      []string{"comparison-"},
-		NewOptions: func() any { return NewComparisonOptions() },
+		Plots:          []string{"comparison-"},
+		NewOptions:     func() any { return NewComparisonOptions() },
+		AcrossDatasets: true,
 	})
 }
 
@@ -41,12 +43,12 @@ const ComparisonReport = "comparison"
 // ComparisonOptions are the options of the comparison report (a config's reports entry) and of
 // hcbench compare -across.
 type ComparisonOptions struct {
-	Metrics      MetricKeys `yaml:"metrics" help:"the metrics compared, keys of the metric table (hcbench help metrics); default: every metric that compare tracks, has a direction and that the records hold"`
-	ROPE         ROPEs      `yaml:"rope" help:"the region of practical equivalence of the Bayesian signed-rank test, per metric, a mapping {METRIC: HALF_WIDTH} in the metric's unit: differences within ±HALF_WIDTH count as equivalent; a metric not named gets 0.01 if its best value is 1 (a purity, NCA, ARI: one percentage point), else 0"`
+	Metrics      MetricKeys `yaml:"metrics" default:"[]" help:"the metrics compared, keys of the metric table (hcbench help metrics); default: every metric that compare tracks, has a direction and that the records hold"`
+	ROPE         ROPEs      `yaml:"rope" default:"{}" help:"the region of practical equivalence of the Bayesian signed-rank test, per metric, a mapping {METRIC: HALF_WIDTH} in the metric's unit: differences within ±HALF_WIDTH count as equivalent; a metric not named gets 0.01 if its best value is 1 (a purity, NCA, ARI: one percentage point), else 0"`
 	Seed         uint64     `yaml:"seed" default:"1" help:"seeds the bootstrap intervals and the Bayesian test (the same seed gives the same numbers, whatever the number of workers)"`
 	Resamples    int        `yaml:"resamples" default:"10000" help:"bootstrap resamples of each interval of a median difference (percentile method), 100 to 1000000"`
 	BayesSamples int        `yaml:"bayes_samples" default:"50000" help:"Monte-Carlo samples of the posterior of the Bayesian signed-rank test, 1000 to 10000000"`
-	Scatter      []string   `yaml:"scatter" help:"the two algorithms (labels) of the scatter plots, x then y; default: the two of best mean rank on each metric"`
+	Scatter      []string   `yaml:"scatter" default:"[]" help:"the two algorithms (labels) of the scatter plots, x then y; default: the two of best mean rank on each metric"`
 	Width        string     `yaml:"width" default:"column" help:"the figures' width: column (3.5 in, one column of a two-column journal) or page (7 in)"`
 }
 
@@ -127,6 +129,15 @@ func (r *ROPEs) DecodeYAML(n *yaml.Node) error {
 	}
 	*r = out
 	return nil
+}
+
+// String writes the ROPEs as a YAML flow mapping, "{}" when none is set (the default's tag).
+func (r ROPEs) String() string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(r)) {
+		parts = append(parts, fmt.Sprintf("%s: %g", k, r[k]))
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 // YAMLType names the value for help.
@@ -262,6 +273,15 @@ func BuildComparison(in Input, o *ComparisonOptions, dir string) ([]string, erro
 		}
 	}
 	times := comparisonOf(metricTime(), 0, algs, problems, at, run)
+	for _, row := range times.values {
+		for p, v := range row {
+			// A task faster than the clock's resolution has a time of 0, which no ratio takes:
+			// it counts as 1 µs, below any time a real task is measured at.
+			if v <= 0 {
+				row[p] = 1e-6
+			}
+		}
+	}
 	fig, err := ProfileFigure(filepath.Join(dir, "comparison-time-profile"), width, Profile{Measure: "time", Unit: "s", Algorithms: algs, Values: times.values, Ratio: true})
 	files = append(files, fig.Files...)
 	if err != nil {
@@ -518,7 +538,7 @@ func writeComparisonMarkdown(dir string, in Input, o *ComparisonOptions, metrics
 				continue
 			}
 			a := slices.Index(algs, r.Algorithm)
-			rt.Rows = append(rt.Rows, []string{r.Algorithm, fixed(r.MeanRank, 2), strconv.Itoa(r.Datasets), fixed(results.Median(finiteOf(tables[i].values[a])), 3), strconv.Itoa(len(problems) - len(finiteOf(tables[i].values[a])))})
+			rt.Rows = append(rt.Rows, []string{r.Algorithm, fixed(r.MeanRank, 2), strconv.Itoa(r.Datasets), fixed(medianOf(finiteOf(tables[i].values[a])), 3), strconv.Itoa(len(problems) - len(finiteOf(tables[i].values[a])))})
 			fried = fmt.Sprintf("Friedman test over %d data sets: χ² = %s, p %s.", r.Datasets, fixed(r.FriedmanStatistic, 2), pEquals(r.FriedmanP))
 		}
 		slices.SortStableFunc(rt.Rows, func(a, b []string) int {
@@ -629,6 +649,14 @@ func preprocessingOf(recs []results.Record) string {
 		return s + "."
 	}
 	return ""
+}
+
+// medianOf is the median of xs, NaN when there are none.
+func medianOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	return results.Median(xs)
 }
 
 // finiteOf returns the values that are not NaN.

@@ -52,6 +52,11 @@ type Report struct {
 	// algorithm's parameters do (see experiments/registry.Params). A config sets them in the
 	// report's entry: reports: [summary, {name: dendrograms, height: log_odds}].
 	NewOptions func() any
+	// AcrossDatasets marks a report whose unit is the data set (the comparison): it ranks and
+	// tests algorithms over the data sets, pairing their values item by item, and never pools
+	// the values of several data sets into one mean, so the rule that every row and plot is of
+	// one data set does not apply to it.
+	AcrossDatasets bool
 }
 
 // optionsOf returns the options of report name that in holds, or its defaults.

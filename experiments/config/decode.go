@@ -239,7 +239,7 @@ func (d *decoder) mapping(node *yaml.Node, out any, path string, handled ...stri
 		}
 		if f.def != "" {
 			def := &yaml.Node{Kind: yaml.ScalarNode, Value: f.def, Line: node.Line}
-			if strings.HasPrefix(f.def, "[") { // a list default, written in YAML flow style
+			if strings.HasPrefix(f.def, "[") || strings.HasPrefix(f.def, "{") { // a list or mapping default, in YAML flow style
 				var doc yaml.Node
 				if err := yaml.Unmarshal([]byte(f.def), &doc); err != nil {
 					panic(fmt.Sprintf("config: bad default of %s: %v", f.key, err)) // a schema bug

@@ -40,7 +40,7 @@ func TestClustBenchRecommended(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := strings.Join(d.Warnings(), "\n")
-	if d.Len() != 68 || !strings.Contains(w, "1 data set of ClustBench left out: sipu/worms_64 (") || !strings.Contains(w, "worms_64.data.gz is missing") {
+	if d.Len() != 68 || !strings.Contains(w, "1 data set of ClustBench left out: sipu/worms_64 (") || !strings.Contains(w, "sipu/worms_64.data.gz, are absent from") {
 		t.Fatalf("%d items; warnings %q", d.Len(), w)
 	}
 	if s := d.Size(); s.Items != 68 || s.MinLeaves != 105 || s.MaxLeaves != 105600 || s.Dims != 4 || s.Weights {
