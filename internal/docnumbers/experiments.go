@@ -15,7 +15,7 @@ import (
 )
 
 // shippedConfigs are the configs of configs/, in the order docs/experiments.md lists them.
-var shippedConfigs = []string{"quickstart", "ginkgo510", "ginkgo-large", "trellis-scaling", "pam50", "bhc-digits", "bhc-purity", "brt-evidence", "nightly", "external"}
+var shippedConfigs = []string{"quickstart", "ginkgo510", "ginkgo-large", "trellis-scaling", "pam50", "bhc-digits", "bhc-purity", "brt-evidence", "clustbench", "nightly", "external"}
 
 // experimentRegions are the regions computed from runs of the shipped configs.
 func experimentRegions() []region {

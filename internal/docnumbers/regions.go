@@ -64,7 +64,7 @@ func (e *env) nsPerOp(group, name string) (*benchRun, []float64, error) {
 // regionTable is every region of the documentation, by name. A name in the documentation that
 // is not here, or an entry here that no page uses, is an error (TestRegionsAreUsed).
 func regionTable() map[string]region {
-	all := slices.Concat(experimentRegions(), benchRegions(), buildRegions(), manualRegions())
+	all := slices.Concat(experimentRegions(), clustbenchRegions(), benchRegions(), buildRegions(), manualRegions())
 	out := make(map[string]region, len(all))
 	for _, r := range all {
 		if _, dup := out[r.name]; dup {
