@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,8 +18,10 @@ import (
 
 	"github.com/hcbench/hcbench/datasets/clustbench"
 	"github.com/hcbench/hcbench/datasets/datadir/datatest"
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/experiments/results/resultstest"
+	"github.com/hcbench/hcbench/reports/metrics"
 )
 
 // clustbenchResultsConfig runs single and average linkage on three ClustBench data sets: wut/x2
@@ -96,8 +99,10 @@ func sameUpToRelabelling(a, b []int) bool {
 // Single linkage on fcps/hepta, 7 clusters far apart, finds the reference exactly up to the
 // clusters' names: the partition is in the data file's order of points, not in the shuffled
 // order the algorithm was given them. Another seed, which shuffles the leaves otherwise, gives the
-// same partitions. Records of items without references of their own (a labelled CSV, whose
-// metrics use a reference made from the labels) hold none.
+// same partitions. Scored against the label files (best over the references, as the suite
+// does), the partitions give the record's NCA and ARI to 1e-12. Records of items without
+// references of their own (a labelled CSV, whose metrics use a reference made from the labels)
+// hold none.
 func TestClustBenchPartitions(t *testing.T) {
 	datatest.Path(t, "clustbench/wut/x2.data.gz")
 	datatest.Path(t, "clustbench/sipu/compound.data.gz")
@@ -159,6 +164,24 @@ func TestClustBenchPartitions(t *testing.T) {
 		}
 		if !slices.Equal(got, ks) {
 			t.Errorf("%s: partitions at k %v, want %v", key, got, ks)
+		}
+		// The partition metrics cut the tree in the item's order of leaves, the partitions are in
+		// the data's: scored against the label files, the partitions give the record's values.
+		for _, m := range []struct {
+			key   string
+			score func(pred, ref []int) float64
+		}{{metric.NCA, metrics.NormalizedClusteringAccuracy}, {metric.ARI, metrics.AdjustedRand}} {
+			best := math.Inf(-1)
+			for _, ref := range refs {
+				for _, p := range r.Partitions {
+					if p.K == metrics.ReferenceClusters(ref) {
+						best = max(best, m.score(p.Labels, ref))
+					}
+				}
+			}
+			if v, ok := r.Metric(m.key); !ok || math.Abs(v-best) > 1e-12 {
+				t.Errorf("%s: %s %v (recorded: %v), the partitions score %v", key, m.key, v, ok, best)
+			}
 		}
 		if r.Item == "fcps/hepta" && r.Algorithm == "single" && !sameUpToRelabelling(r.Partitions[0].Labels, refs[0]) {
 			t.Errorf("%s: single linkage's 7 clusters are not hepta's reference in the data's order of points", key)
