@@ -74,7 +74,7 @@ func LabelReferences(labels []string) [][]int {
 func partitionScore(score func(pred, ref []int) float64, in Input) (float64, bool) {
 	best, ok := math.Inf(-1), false
 	for _, ref := range in.References {
-		k := clusters(ref)
+		k := metrics.ReferenceClusters(ref)
 		if k == 0 || len(ref) != in.Tree.Items() {
 			continue
 		}
@@ -93,17 +93,6 @@ func partitionScore(score func(pred, ref []int) float64, in Input) (float64, boo
 		}
 	}
 	return best, ok
-}
-
-// clusters counts the distinct non-zero labels of a reference labelling.
-func clusters(ref []int) int {
-	seen := map[int]bool{}
-	for _, c := range ref {
-		if c != 0 {
-			seen[c] = true
-		}
-	}
-	return len(seen)
 }
 
 // ThresholdKeys are the config keys of the thresholds: the metrics compare tracks, in table

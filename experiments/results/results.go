@@ -111,6 +111,12 @@ type Record struct {
 	// Clusters is the algorithm's flat clustering as lists of item indices (0-based, ascending),
 	// for the Bayesian algorithms the cut of the tree at r < 0.5 named in params.cut.
 	Clusters [][]int `json:"clusters,omitempty"`
+	// Partitions are the tree cut at each reference labelling's number of clusters k (its
+	// distinct non-zero labels; reports/metrics.Cut), one per distinct k, ascending, for items
+	// with reference labellings of their own (ClustBench: not the one derived from class
+	// labels). A k above the number of leaves has none. The clustbench_results report writes
+	// them in the suite's results layout.
+	Partitions []Partition `json:"partitions,omitempty"`
 	// Merges are the quantities of every merge node of a BHC tree, in creation order (BHC
 	// variants with params.merges true).
 	Merges []Merge `json:"merges,omitempty"`
@@ -151,6 +157,15 @@ func (r *Record) Timings() []float64 {
 		return r.Times
 	}
 	return []float64{r.Seconds}
+}
+
+// Partition is a flat clustering of an item into K clusters: Labels[i] in 1..K is the cluster of
+// the item's point i in the data's order, the clusters numbered by first appearance (point 0 is
+// in cluster 1), so that equal partitions are equal slices whatever the order the algorithm was
+// given the points in.
+type Partition struct {
+	K      int   `json:"k"`
+	Labels []int `json:"labels"`
 }
 
 // Marginals are posterior marginals P(cluster | items) of clusters of items (0-based indices).

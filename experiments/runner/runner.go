@@ -39,6 +39,7 @@ import (
 	"github.com/hcbench/hcbench/experiments/registry"
 	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/experiments/seeds"
+	"github.com/hcbench/hcbench/reports/metrics"
 )
 
 // Options configure a run.
@@ -810,6 +811,36 @@ func fillSolution(rec *results.Record, sol registry.Solution, it *item.Item) {
 			rec.LabelledLeaves++
 		}
 	}
+	rec.Partitions = referencePartitions(rec, sol, it)
+}
+
+// referencePartitions returns the tree cut at each distinct number of clusters k of the item's
+// own reference labellings (metrics.Cut, the cut the partition metrics score), k ascending, each
+// in the data's order and renumbered there by first appearance, so that they do not depend on the
+// order the algorithm was given the leaves in. Items whose only reference is the one the metrics
+// derive from class labels have none: their records stay as they were. A k above the number of
+// leaves has no partition; a tree that cannot be cut otherwise (a NaN height) is a warning.
+func referencePartitions(rec *results.Record, sol registry.Solution, it *item.Item) []results.Partition {
+	if it.References == nil || sol.Tree == nil {
+		return nil
+	}
+	var ks []int
+	for _, ref := range it.References {
+		if k := metrics.ReferenceClusters(ref); k > 0 && k <= sol.Tree.Items() {
+			ks = append(ks, k)
+		}
+	}
+	slices.Sort(ks)
+	var out []results.Partition
+	for _, k := range slices.Compact(ks) {
+		labels, err := metrics.Cut(sol.Tree, sol.Heights, k)
+		if err != nil {
+			rec.Warnings = append(rec.Warnings, fmt.Sprintf("no partition into %d clusters: %v", k, err))
+			continue
+		}
+		out = append(out, results.Partition{K: k, Labels: metrics.Renumber(item.InData(it, labels))})
+	}
+	return out
 }
 
 // dataMarginals returns cluster marginals with their clusters renumbered to the data's order,

@@ -179,6 +179,20 @@ func Cut(t *tree.Tree, heights []float64, k int) ([]int, error) {
 	return firstAppearance(itemGroup, groups), nil
 }
 
+// Renumber returns labels renumbered 1, 2, … in order of first appearance, as Cut numbers its
+// clusters: a partition put into another order of its items numbered as Cut would number it.
+func Renumber(labels []int) []int {
+	ids := map[int]int{}
+	out := make([]int, len(labels))
+	for i, l := range labels {
+		if ids[l] == 0 {
+			ids[l] = len(ids) + 1
+		}
+		out[i] = ids[l]
+	}
+	return out
+}
+
 // firstAppearance renumbers ids in 0..ids−1 as 1, 2, … in order of first appearance.
 func firstAppearance(g []int, ids int) []int {
 	label := make([]int, ids)

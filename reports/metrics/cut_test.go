@@ -361,3 +361,18 @@ func TestCutErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestRenumber: labels are renumbered 1, 2, … by first appearance, whatever they were (noise 0
+// and negative ones included), and a partition renumbered twice stays as it is.
+func TestRenumber(t *testing.T) {
+	got := Renumber([]int{5, 5, 0, 9, -1, 0, 5})
+	if want := []int{1, 1, 2, 3, 4, 2, 1}; !slices.Equal(got, want) {
+		t.Errorf("Renumber: %v, want %v", got, want)
+	}
+	if again := Renumber(got); !slices.Equal(again, got) {
+		t.Errorf("Renumber of a renumbered partition: %v, want %v", again, got)
+	}
+	if got := Renumber(nil); len(got) != 0 {
+		t.Errorf("Renumber(nil): %v", got)
+	}
+}

@@ -303,6 +303,18 @@ func expectedMutualInfo(a, b []int, n int) float64 {
 	return emi
 }
 
+// ReferenceClusters returns the number of clusters of a reference labelling: its distinct
+// non-zero labels (0 is noise), the k at which the partition scores cut a tree.
+func ReferenceClusters(ref []int) int {
+	seen := map[int]bool{}
+	for _, c := range ref {
+		if c != 0 {
+			seen[c] = true
+		}
+	}
+	return len(seen)
+}
+
 // BestOverReferences scores a tree's partitions against several reference labellings the way
 // ClustBench's get_score does: for each reference ref (0 = noise), the partition cut(k) at that
 // reference's number of clusters k (its distinct non-zero labels; for the suite's labels 1..K,
@@ -314,13 +326,7 @@ func BestOverReferences(cut func(k int) ([]int, error), refs [][]int, score func
 	best, bestRef = math.NaN(), -1
 	cuts := map[int][]int{}
 	for r, ref := range refs {
-		seen := map[int]bool{}
-		for _, l := range ref {
-			if l != 0 {
-				seen[l] = true
-			}
-		}
-		k := len(seen)
+		k := ReferenceClusters(ref)
 		if k == 0 {
 			continue
 		}
