@@ -36,6 +36,11 @@ func ComputeAll(in Input) map[string]float64 {
 			v, ok = m.Compute(in)
 		}
 		if ok && finite(v) {
+			if len(m.Range) == 2 {
+				// Rounding can put a score a few ulps past its bound (an AMI of
+				// 1.0000000000000002 for identical partitions), which the schema refuses.
+				v = min(max(v, m.Range[0]), m.Range[1])
+			}
 			out[m.Key] = v
 		}
 	}
