@@ -550,7 +550,16 @@ func (d *decoder) reports(cfg *Config, root *yaml.Node, top keyLines) {
 		if n.Kind != yaml.MappingNode {
 			n = &yaml.Node{Kind: yaml.MappingNode, Line: n.Line}
 		}
+		before := len(d.problems)
 		d.mapping(n, opts, path, "name")
+		// Options whose keys decoded may still disagree with each other or be out of range
+		// (the comparison's width, scatter, resamples): checked here, so that the run refuses
+		// them before it starts rather than fail as it writes its reports.
+		if c, ok := opts.(interface{ Check() error }); ok && len(d.problems) == before {
+			if err := c.Check(); err != nil {
+				d.addf(n.Line, "%s: %v", path, err)
+			}
+		}
 		if cfg.ReportOptions == nil {
 			cfg.ReportOptions = map[string]any{}
 		}
