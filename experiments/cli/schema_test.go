@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -29,6 +31,37 @@ r7,1.0,1.0,1.0,Unknown
 r8,1.2,0.8,1.4,Unknown
 `
 
+// writeClustBenchIris5 writes a stand-in for ClustBench's other/iris5 into dir: the catalog's
+// 105 points of 4 features (three groups, made up here, not the suite's data) and two reference
+// labellings, one with noise points, so that records of a clustbench item (partitions) need no
+// data directory.
+func writeClustBenchIris5(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var data, l0, l1 strings.Builder
+	for i := range 105 {
+		g := i % 3
+		fmt.Fprintf(&data, "%d.%d %d.%d %d %d\n", 3*g, i%7, g, i%5, i%4, 2*g)
+		fmt.Fprintf(&l0, "%d\n", g+1)
+		if i%10 == 0 {
+			fmt.Fprintln(&l1, 0)
+		} else {
+			fmt.Fprintln(&l1, min(g, 1)+1)
+		}
+	}
+	for name, text := range map[string]string{"iris5.data.gz": data.String(), "iris5.labels0.gz": l0.String(), "iris5.labels1.gz": l1.String()} {
+		var b bytes.Buffer
+		w := gzip.NewWriter(&b)
+		w.Write([]byte(text))
+		w.Close()
+		if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestRecordsMatchTheSchema runs a config whose tasks write every field of a record, as two
 // shards and their merge, each algorithm twice per item (-count 2), and checks every line of the
 // results files and every manifest (the shards' and the merge's) against the JSON Schemas of
@@ -43,6 +76,7 @@ func TestRecordsMatchTheSchema(t *testing.T) {
 	}
 	q, _ := json.Marshal(exe) // a JSON string is a YAML string
 	writeFile(t, dir, "vec.csv", schemaCSV)
+	writeClustBenchIris5(t, filepath.Join(dir, "cb", "other"))
 	cfg := writeFile(t, dir, "schema.yaml", fmt.Sprintf(`version: 1
 name: schema
 seed: 9
@@ -50,13 +84,14 @@ datasets:
   - {name: qcd, generator: ginkgo, jets: 2, min_leaves: 5, max_leaves: 6, t_cut: 16}
   - {name: vec, file: vec.csv, name_column: name, unknown_label: Unknown, subsamples: 2, per_label: 2, unknown: 1}
   - {name: mix, generator: mixture, points: 8, components: 2, separation: 5, split_model: none}
+  - {name: cb, generator: clustbench, dir: cb, datasets: [other/iris5]}
 algorithms:
   - truth
   - greedy
   - {name: beam, datasets: [qcd, vec]}
   - {name: trellis, marginals: 2, samples: 2, count_map_trees: true, datasets: [qcd, vec]}
   - {name: sparse_trellis, datasets: [qcd]}
-  - {name: linkage, datasets: [vec]}
+  - {name: linkage, datasets: [vec, cb]}
   - {name: bhc, merges: true, datasets: [vec, mix]}
   - {name: rbhc, m: 4, datasets: [mix]}
   - {name: embhc, m: 2, datasets: [mix]}

@@ -184,6 +184,9 @@ type group struct {
 	Dataset   string // the data set the title names, "" if none
 	Blocks    []block
 	Plots     []figure
+	// PlotsFirst shows the plots above the tables: the report's Markdown puts its figures
+	// (image lines) before its tables, as the comparison does, whose verdict is its diagram.
+	PlotsFirst bool
 }
 
 // figure is a plot, shown as an image of its SVG file beside the page, loaded when scrolled to.
@@ -402,6 +405,7 @@ func (s *section) place(pl figure, prefix string, datasets []string) {
 			g := s.Groups[i]
 			if f := reports.FileName(g.Title); g.Dataset == "" && f != "" && (rest == f || strings.HasPrefix(rest, f+"-")) {
 				g.Plots = append(g.Plots, pl)
+				g.PlotsFirst = g.PlotsFirst || pl.Caption != ""
 				return
 			}
 		}
