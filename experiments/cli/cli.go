@@ -831,6 +831,21 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// openRun opens a run directory for compare (rundir.Open, merged shards included); when it
+// cannot, it says why on stderr and returns the exit code, else ExitOK.
+func openRun(ctx context.Context, dir string, stderr io.Writer) (results.Manifest, []results.Record, int) {
+	m, recs, err := rundir.Open(ctx, dir)
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "hcbench: interrupted:", context.Cause(ctx))
+		return m, nil, ExitInterrupted
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "hcbench:", err)
+		return m, nil, ExitFailure
+	}
+	return m, recs, ExitOK
+}
+
 // compareAcross writes the comparison of the algorithms of the runs in dirs across their data
 // sets into out (reports.BuildComparison) and prints its mean ranks. A task in two runs is an
 // error: each (data set, item, algorithm) is compared once.
@@ -843,14 +858,9 @@ func compareAcross(ctx context.Context, dirs []string, o *reports.ComparisonOpti
 	from := map[string]string{} // task key → the run it came from
 	var names []string
 	for _, d := range dirs {
-		m, recs, err := rundir.Open(ctx, d)
-		if ctx.Err() != nil {
-			fmt.Fprintln(stderr, "hcbench: interrupted:", context.Cause(ctx))
-			return ExitInterrupted
-		}
-		if err != nil {
-			fmt.Fprintln(stderr, "hcbench:", err)
-			return ExitFailure
+		m, recs, code := openRun(ctx, d, stderr)
+		if code != ExitOK {
+			return code
 		}
 		if m.Status != results.StatusComplete {
 			fmt.Fprintf(stderr, "hcbench: warning: %s is %s: its %d finished tasks are compared\n", d, m.Status, len(recs))
@@ -942,14 +952,9 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	var runs [2]compare.Run
 	for i, d := range dirs {
-		m, recs, err := rundir.Open(ctx, d)
-		if ctx.Err() != nil {
-			fmt.Fprintln(stderr, "hcbench: interrupted:", context.Cause(ctx))
-			return ExitInterrupted
-		}
-		if err != nil {
-			fmt.Fprintln(stderr, "hcbench:", err)
-			return ExitFailure
+		m, recs, code := openRun(ctx, d, stderr)
+		if code != ExitOK {
+			return code
 		}
 		runs[i] = compare.Run{Manifest: m, Records: recs}
 	}
