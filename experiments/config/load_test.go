@@ -353,7 +353,7 @@ func TestThresholdKeys(t *testing.T) {
 	head := "version: 1\nname: x\ndatasets: [{name: q, generator: ginkgo, jets: 2, t_cut: 16}]\nalgorithms: [greedy]\n"
 	checkExact(t, problemsOf(t, head+"thresholds:\n  exact_gaps: 1\n  map_share: 1\n  time: -1\n  purity: 0.1\n  dendrogram_purity: 0.2\n"), []string{
 		`bad.yaml:6: thresholds: unknown key "exact_gaps" (did you mean "exact_gap"?)`,
-		`bad.yaml:7: thresholds: unknown key "map_share" (known keys: ari, dendrogram_purity, exact_gap, log_evidence, log_likelihood, nca, time)`,
+		`bad.yaml:7: thresholds: unknown key "map_share" (known keys: ari, counters, dendrogram_purity, exact_gap, log_evidence, log_likelihood, nca, time)`,
 		`bad.yaml:8: thresholds.time: want a non-negative number, got -1`,
 		`bad.yaml:10: thresholds: key "dendrogram_purity" given twice (first on line 9)`,
 	})
@@ -361,7 +361,7 @@ func TestThresholdKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]float64{"log_likelihood": 1e-6, "exact_gap": 1e-6, "log_evidence": 1e-6, "dendrogram_purity": 0.1, "nca": 0.001, "ari": 0.001, "time": 0.5}
+	want := map[string]float64{"log_likelihood": 1e-6, "exact_gap": 1e-6, "log_evidence": 1e-6, "dendrogram_purity": 0.1, "nca": 0.001, "ari": 0.001, "time": 0.5, "counters": 0}
 	if got := map[string]float64(c.Thresholds); !maps.Equal(got, want) {
 		t.Errorf("thresholds %v, want %v", got, want)
 	}

@@ -22,6 +22,8 @@ const (
 	// Time is the task time: in the table, with its own threshold rule (compare's Mann-Whitney
 	// test, history's TimeTolerance) and bench.txt of its own.
 	Time = "time"
+	// Counters is the entry of the work counters (Metric.Counter).
+	Counters = "counters"
 )
 
 // MAPTolerance is how close a tree must come to the exact MAP to reach it, relative to the
@@ -34,6 +36,13 @@ const MAPTolerance = 1e-6
 // database and page all show gaps through the ExactGap and TruthGap entries.
 
 func init() {
+	Register(Metric{
+		Key: Counters, Name: "work counters", Short: "work", Better: LowerIsBetter, Order: 95,
+		Definition: "the algorithm's exact counts of its work on the task (split energies evaluated, subsets and splits visited, marginal likelihoods computed, …; docs/algorithms.md lists each algorithm's), by counter; a row's value of a counter is its total over the row's items, the same on every run of a build, so that any change is a change of the code.",
+		Counter:    true,
+		Threshold:  0, ThresholdHelp: "largest relative rise of a work counter's total over a row's items (0: any rise is a regression)",
+		Track: Compare | History | Page, // bench.txt writes each counter as a unit of its own
+	})
 	Register(Metric{
 		Key: LogLikelihood, Name: "mean log-likelihood", Short: "log-likelihood", Unit: "nats", Better: HigherIsBetter, Order: 10,
 		Definition: "the log-likelihood of the tree under the data set's split model (natural log, nats); over the items where it is finite.",

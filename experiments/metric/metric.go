@@ -161,7 +161,7 @@ type Metric struct {
 	// Order places the metric in All (ascending; ties in registration order).
 	Order int
 
-	// Exactly one of Compute, Partition and Value computes the metric.
+	// Exactly one of Compute, Partition, Value and Counter computes the metric.
 	//
 	// Compute returns the metric of a tree on an item, ok false where it has none (NaN and ±Inf
 	// count as none); the runner calls it for every successful task whose item has what Needs
@@ -176,6 +176,12 @@ type Metric struct {
 	// ok false where the record has none. It is nil for a computed metric, whose value is its
 	// column (ColumnValue).
 	Value func(r *results.Record, run *Run) (v float64, ok bool)
+	// Counter marks the entry of the work counters (Record.Counters): not one value but one
+	// series per counter name an algorithm reports, each an exact count that is the same on
+	// every run of a build on an item, so that any change of it is a change of the code, never
+	// noise. Of has no value for it; compare, history and bench.txt read the counters by name
+	// (CounterNames, CounterOf) under this entry's direction and threshold.
+	Counter bool
 
 	// Threshold is the default regression threshold: the largest worsening of the mean that
 	// compare accepts (a metric tracked by compare; its config key is Key), and the least change
@@ -214,6 +220,9 @@ func (m *Metric) Computed() bool { return m.Compute != nil || m.Partition != nil
 
 // Of returns a successful record's value of the metric, ok false where it has none.
 func (m *Metric) Of(r *results.Record, run *Run) (float64, bool) {
+	if m.Counter {
+		return 0, false
+	}
 	if m.Value != nil {
 		return m.Value(r, run)
 	}
@@ -257,13 +266,13 @@ func Register(m Metric) {
 		fail("a computed metric's column must not be a field of the record")
 	}
 	n := 0
-	for _, f := range []bool{m.Compute != nil, m.Partition != nil, m.Value != nil} {
+	for _, f := range []bool{m.Compute != nil, m.Partition != nil, m.Value != nil, m.Counter} {
 		if f {
 			n++
 		}
 	}
 	if n != 1 {
-		fail("exactly one of Compute, Partition and Value must be set")
+		fail("exactly one of Compute, Partition, Value and Counter must be set")
 	}
 	if m.Track&Bench != 0 && (m.BenchUnit == "" || m.BenchSign == 0) {
 		fail("tracked by bench-quality.txt without BenchUnit and BenchSign")
@@ -361,3 +370,37 @@ func Builtin(key string) *Metric {
 	}
 	return m
 }
+
+// CounterNames returns the work counter keys that any of recs holds, sorted.
+func CounterNames(recs []results.Record) []string {
+	seen := map[string]bool{}
+	for i := range recs {
+		for k := range recs[i].Counters {
+			seen[k] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for k := range seen {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// CounterOf returns a successful record's value of the work counter key, ok false where it has
+// none (a failed task, an algorithm that does not count it, a build before counters).
+func CounterOf(r *results.Record, key string) (int64, bool) {
+	if r.Error != "" {
+		return 0, false
+	}
+	v, ok := r.Counters[key]
+	return v, ok
+}
+
+// CounterUnit is a work counter's unit in bench.txt: its key with '-' for '_' (benchfmt units
+// are words; benchstat prints them as the tables' titles).
+func CounterUnit(key string) string { return strings.ReplaceAll(key, "_", "-") }
+
+// ValidCounterKey reports whether key can name a work counter: lower-case letters, digits and
+// '_', as a metric key.
+func ValidCounterKey(key string) bool { return validKey(key) }

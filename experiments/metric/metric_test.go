@@ -177,7 +177,7 @@ func TestBenchColumns(t *testing.T) {
 // metric without a threshold of its own takes ThresholdOf's; time is among the keys.
 func TestThresholds(t *testing.T) {
 	def := DefaultThresholds()
-	if !reflect.DeepEqual(def, results.Thresholds{LogLikelihood: 1e-6, ExactGap: 1e-6, LogEvidence: 1e-6, DendrogramPurity: 0.001, NCA: 0.001, ARI: 0.001, Time: 0}) {
+	if !reflect.DeepEqual(def, results.Thresholds{LogLikelihood: 1e-6, ExactGap: 1e-6, LogEvidence: 1e-6, DendrogramPurity: 0.001, NCA: 0.001, ARI: 0.001, Time: 0, Counters: 0}) {
 		t.Errorf("defaults %v", def)
 	}
 	old := results.Thresholds{"purity": 0.5, LogLikelihood: 3}
@@ -211,7 +211,7 @@ func TestSchemas(t *testing.T) {
 		t.Fatal(err)
 	}
 	th := man["$defs"].(map[string]any)["thresholds"].(map[string]any)
-	if got := th["required"]; !reflect.DeepEqual(got, []any{LogLikelihood, ExactGap, LogEvidence, DendrogramPurity, NCA, ARI, Time}) {
+	if got := th["required"]; !reflect.DeepEqual(got, []any{LogLikelihood, ExactGap, LogEvidence, DendrogramPurity, NCA, ARI, Time, Counters}) {
 		t.Errorf("thresholds required %v", got)
 	}
 }

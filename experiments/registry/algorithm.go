@@ -58,6 +58,21 @@ type Algorithm struct {
 	// items that have one), the baseline (greedy), or none. Records carry the algorithm's name;
 	// results.RoleOf answers from this field (RegisterAlgorithm passes it on).
 	Role results.Role
+	// Counters declares the work counters that Solve returns in Solution.Counters: deterministic
+	// counts of the algorithm's work on a task (split energies evaluated, subsets visited, …),
+	// which a change of the code changes and a machine's load never does, so that compare and
+	// history gate on them with no tolerance for noise. nil: none (the external algorithm's
+	// programs may return their own).
+	Counters []Counter
+}
+
+// Counter declares one work counter of an algorithm.
+type Counter struct {
+	// Key names the counter in records (counters.<key>), compare, history and bench.txt (its
+	// unit, with '-' for '_'); lower-case letters, digits and '_'.
+	Key string
+	// Help says what one unit of it is, in a sentence (for the docs and `help config`).
+	Help string
 }
 
 // ReferenceMachine is the machine whose seconds the algorithms' Cost estimates. The constants
@@ -125,6 +140,10 @@ type Solution struct {
 	// linkage √(2|A||B|/(|A|+|B|))·‖c_A − c_B‖). nil when the algorithm has none. The runner's
 	// renumbering to the data's order (item.Item.DataTree) keeps node indices, so they stay valid.
 	Heights []float64
+	// Counters are the algorithm's work counters on the task (see Algorithm.Counters): exact
+	// counts of the work it did, the same on every run with the task's seed, by counter key.
+	// An algorithm returns every counter it declares, 0 included; nil for one that declares none.
+	Counters map[string]int64
 	// Fill adds the algorithm's own fields to the record that name no leaf (log Z, log evidence,
 	// …); it may change the record's params (which hold every parameter, defaults applied) to say
 	// which settings shaped the result.

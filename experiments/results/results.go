@@ -102,6 +102,11 @@ type Record struct {
 	// and holds a number is a metric value, so that the records of a build with another table
 	// (an older one, or one with a metric registered by a test) keep theirs.
 	Metrics map[string]float64 `json:"-"`
+	// Counters are the algorithm's work counters on the task (its entry's Counters, or those an
+	// external program returned): exact counts of its work, by counter key, the same on every
+	// run of a build with the task's seed. Absent for a failed task and in the records of builds
+	// before counters.
+	Counters map[string]int64 `json:"counters,omitempty"`
 	// LogEvidence is log p(D|T) of the returned tree under the cluster model (the Bayesian
 	// algorithms: bhc, rbhc, embhc, bhc_exact, brt).
 	LogEvidence *LogProb `json:"log_evidence,omitempty"`

@@ -801,6 +801,9 @@ func fillSolution(rec *results.Record, sol registry.Solution, it *item.Item) {
 		rec.Merges = append(rec.Merges, m)
 	}
 	rec.Warnings = append(rec.Warnings, sol.Warnings...)
+	if len(sol.Counters) > 0 {
+		rec.Counters = maps.Clone(sol.Counters)
+	}
 	if sol.Fill != nil {
 		sol.Fill(rec)
 	}
