@@ -44,7 +44,25 @@ type Options struct {
 	// AllowMissing accepts a NEW run that did not finish or lacks tasks of OLD: the tasks both
 	// have are compared, and the others listed, without failing.
 	AllowMissing bool
+	// TimeTest names the test of a row's times (TimeTests lists them); "" is DefaultTimeTest.
+	TimeTest string
+	// Alpha is the time test's significance level; 0 is Alpha.
+	Alpha float64
 }
+
+// The tests of a row's times (Options.TimeTest).
+const (
+	// TestPooled is the Mann-Whitney U test over every timing of every task of the row, OLD's
+	// against NEW's, as benchstat over bench.txt.
+	TestPooled = "pooled"
+	// TestStratified is van Elteren's stratified Wilcoxon rank-sum test with the items as
+	// strata: each item's timings in OLD against its timings in NEW, so that the spread between
+	// items (the trellis on 5 and on 12 leaves) does not hide a slowdown of every item.
+	TestStratified = "stratified"
+)
+
+// DefaultTimeTest is the time test compare uses when Options.TimeTest is "".
+const DefaultTimeTest = TestPooled
 
 // MinTimeSamples is the fewest timings (tasks × runs of each, see repeat) a row needs in both
 // runs for a slowdown to be a regression. With n timings a side, the smallest two-sided
@@ -139,6 +157,9 @@ type Time struct {
 	// the test conservative, not lax.
 	P           float64
 	Significant bool
+	// Effect is the row's slowdown as a ratio: the geometric mean over its items of the item's
+	// median time in NEW over its median time in OLD (NaN without items timed in both).
+	Effect float64
 }
 
 // Failure is a task that succeeded in OLD and fails in NEW.
