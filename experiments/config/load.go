@@ -146,13 +146,17 @@ func ParseOptions(path string, src []byte, o Options) (*Config, error) {
 		d.reports(cfg, root, top)
 		d.validate(cfg, top)
 	}
+	count := cfg.Count // the config's count, which -count overrides
 	switch {
 	case o.Repeat < 0 || o.Repeat > MaxRepeat:
 		d.addf(0, "-count must be 1 to %d, got %d", MaxRepeat, o.Repeat)
 	case o.Repeat > 0:
+		count = o.Repeat
+	}
+	if count > 0 && count <= MaxRepeat {
 		for i := range cfg.Algorithms {
 			if a := &cfg.Algorithms[i]; !a.lines.has("repeat") {
-				a.Repeat = o.Repeat
+				a.Repeat = count
 			}
 		}
 	}

@@ -78,3 +78,41 @@ func TestRepeatProblems(t *testing.T) {
 		t.Errorf("Options.Repeat 1001: %v", err)
 	}
 }
+
+// TestConfigCount: the config's count is the repeat of the entries without their own, -count
+// overrides it, it is checked at its line, and it leaves the config hash as -count does.
+func TestConfigCount(t *testing.T) {
+	withCount := strings.Replace(repeatConfig, "datasets:", "count: 4\ndatasets:", 1)
+	if withCount == repeatConfig {
+		t.Fatal("the fixture has no datasets line")
+	}
+	repeats := func(c *Config) []int {
+		var out []int
+		for _, a := range c.Algorithms {
+			out = append(out, a.Repeat)
+		}
+		return out
+	}
+	c, err := ParseOptions("c.yaml", []byte(withCount), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flag, err := ParseOptions("c.yaml", []byte(repeatConfig), Options{Repeat: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := repeats(c), repeats(flag); !slices.Equal(got, want) || !slices.Contains(got, 4) {
+		t.Errorf("count: 4 gives repeats %v, -count 4 gives %v", got, want)
+	}
+	over, err := ParseOptions("c.yaml", []byte(withCount), Options{Repeat: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := repeats(over); slices.Contains(got, 4) || !slices.Contains(got, 2) {
+		t.Errorf("-count 2 over count: 4 gives repeats %v", got)
+	}
+	bad := strings.Replace(repeatConfig, "datasets:", "count: 1001\ndatasets:", 1)
+	if _, err := ParseOptions("bad.yaml", []byte(bad), Options{}); err == nil || !strings.Contains(err.Error(), "count: must be 0 (each entry's repeat) or 1 to 1000, got 1001") {
+		t.Errorf("count 1001: %v", err)
+	}
+}

@@ -55,6 +55,7 @@ type Header struct {
 	Seed     uint64 `yaml:"seed" default:"1" help:"master seed; every data item and every task derives its own random stream from it and a stable key, so results do not depend on worker count or order"`
 	SaveData bool   `yaml:"save_data" default:"false" help:"also write the generated data sets into data/ of the run directory, to be read back as data files: jets to data/<name>.jsonl, mixtures to one CSV per item, data/<name>-<item>.csv (the -save-data flag does the same)"`
 	Workers  int    `yaml:"workers" default:"0" help:"tasks run at once; 0: all cores. 1 gives each task the whole machine, which timing studies want (the trellis runs its own threads); the -workers flag overrides it"`
+	Count    int    `yaml:"count" default:"0" help:"how many times each algorithm entry without its own repeat runs on each item (its repetitions, interleaved over the run; see repeat), 1 to 1000; 0: each entry's repeat, else 1. The -count flag overrides it. A nightly config sets the count its time gate was measured with (docs/nightly.md)"`
 	Shards   int    `yaml:"shards" default:"0" help:"the number of shards when the shard index comes from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX); the -shards flag overrides it; 0: not set"`
 	// Thresholds are how much worse a later run may be before compare calls it a regression.
 	Thresholds results.Thresholds `yaml:"thresholds" help:"regression thresholds for hcbench compare (a later run of this config against an earlier one); flags of compare override them"`

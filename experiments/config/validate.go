@@ -22,6 +22,9 @@ func (d *decoder) validate(cfg *Config, top keyLines) {
 	if !d.failed["workers"] && cfg.Workers < 0 {
 		d.addf(top["workers"], "workers: must be 0 (all cores) or positive, got %d", cfg.Workers)
 	}
+	if !d.failed["count"] && (cfg.Count < 0 || cfg.Count > MaxRepeat) {
+		d.addf(top["count"], "count: must be 0 (each entry's repeat) or 1 to %d, got %d", MaxRepeat, cfg.Count)
+	}
 	names := map[string]int{}
 	// A data set entry that could not be decoded may have any name, so references to data sets
 	// by name cannot be checked.

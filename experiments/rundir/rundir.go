@@ -45,11 +45,12 @@ func FilesOf(dir string, s *results.Shard) Files {
 }
 
 // resultFreeKeys are the top-level config keys that cannot change a record, which the config
-// hash leaves out: workers (every task has its own random stream), shards (how the plan is
+// hash leaves out: workers (every task has its own random stream), count (the entries' repeat,
+// which the hash keeps, says it), shards (how the plan is
 // split), reports (built from the records afterwards), thresholds (read by compare only) and
 // save_data (saving loads every item, and items do not depend on each other). So a finished run
 // can be given thresholds or more reports, or be resumed with other workers, in its directory.
-var resultFreeKeys = []string{"workers", "shards", "save_data", "thresholds", "reports"}
+var resultFreeKeys = []string{"workers", "count", "shards", "save_data", "thresholds", "reports"}
 
 // resultFreeAlgorithmKeys are the keys of an algorithm entry that cannot change a record:
 // memory_limit (a task within it runs the same; one over it fails before it starts, so lowering
