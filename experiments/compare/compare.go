@@ -1,11 +1,12 @@
 // Package compare is the core of `hcbench compare OLD NEW`: it joins two runs by task key and
 // compares them per data set and algorithm label — quality (the metrics of package metric's
 // table that compare tracks: log-likelihood, gap to the exact MAP, log evidence, dendrogram
-// purity, …), time (median and a Mann-Whitney U test over every run of
-// every task, as benchstat over bench.txt) and
-// failures — names the regressions beyond the thresholds, and the problems that make the
-// comparison itself unsound: a NEW run that did not finish, tasks of OLD missing from NEW, a task
-// recorded twice.
+// purity, …), work counters (exact counts, where any change is a change), time (median and a
+// Mann-Whitney U test over every run of every task, as benchstat over bench.txt, or van Elteren's
+// test stratified by item) and failures — names the regressions beyond the thresholds, and the
+// problems that make the comparison itself unsound: a NEW run that did not finish, tasks of OLD
+// missing from NEW, a task recorded twice. Findings turns a comparison into a gate's verdict
+// (compare -check), which FormatFindings and WriteFindingsMarkdown print.
 package compare
 
 import (
@@ -45,6 +46,8 @@ type Options struct {
 	// have are compared, and the others listed, without failing.
 	AllowMissing bool
 	// TimeTest names the test of a row's times (TimeTests lists them); "" is DefaultTimeTest.
+	// Any other name is a precondition violation (the command checks its flag with
+	// ValidTimeTest); Compare then uses DefaultTimeTest.
 	TimeTest string
 	// Alpha is the time test's significance level; 0 is Alpha.
 	Alpha float64
@@ -64,6 +67,12 @@ const (
 // DefaultTimeTest is the time test compare uses when Options.TimeTest is "".
 const DefaultTimeTest = TestPooled
 
+// TimeTests are the names Options.TimeTest accepts besides "".
+var TimeTests = []string{TestPooled, TestStratified}
+
+// ValidTimeTest reports whether name is "" or one of TimeTests.
+func ValidTimeTest(name string) bool { return name == "" || slices.Contains(TimeTests, name) }
+
 // MinTimeSamples is the fewest timings (tasks × runs of each, see repeat) a row needs in both
 // runs for a slowdown to be a regression. With n timings a side, the smallest two-sided
 // Mann-Whitney p is 2/C(2n, n): 0.029 for n = 4, which one noisy night reaches by chance (the
@@ -76,6 +85,12 @@ type Result struct {
 	Old, New     results.Manifest
 	Thresholds   results.Thresholds
 	AllowMissing bool
+	// TimeTest is the time test used (TestPooled or TestStratified) and Alpha its level.
+	TimeTest string
+	Alpha    float64
+	// DataChanges lists how NEW's data files differ from OLD's (results.Manifest.DataChanges):
+	// what makes the runs' data different, so that the gate cannot decide.
+	DataChanges []string
 	// Rows are the (data set, algorithm label) pairs of either run, in NEW's config order.
 	Rows []Row
 	// OnlyOld and OnlyNew are the keys of the tasks in one run only, in plan order. Tasks only in
@@ -111,6 +126,9 @@ type Row struct {
 	// minus this algorithm's log-likelihood, in the same run) where both runs have one, not for
 	// the trellis itself; the log evidence; the leaf-weighted dendrogram purity; ….
 	Quality map[string]Change
+	// Counters are the work counters that some task of the row has in both runs, by key, each
+	// totalled over the items where both runs have it.
+	Counters []CounterChange
 	// NewlyInfinite are the items whose log-likelihood was finite in OLD and is −Inf in NEW
 	// (a regression: an infinite drop the mean leaves out).
 	NewlyInfinite []string
@@ -124,10 +142,17 @@ type Row struct {
 	NewFailures []Failure
 	Fixed       []string
 
-	// qualityRegressions are the regression lines of quality and failures; timeRegression the
-	// line of a time regression, "" when there is none. The row's status counts the first.
-	qualityRegressions []string
-	timeRegression     string
+	// qualityRegressions are the regressions of quality and failures, counterRegressions those
+	// of the work counters; timeRegression that of time, nil when there is none. The row's
+	// status counts the first.
+	qualityRegressions, counterRegressions []regression
+	timeRegression                         *regression
+}
+
+// regression is one regression: its line in the report and its finding for a gate.
+type regression struct {
+	line    string
+	finding Finding
 }
 
 // Change is a quality metric's mean over the items where both runs have it. Items = 0 means the
@@ -150,16 +175,30 @@ type Time struct {
 	Old, New               float64 // medians over the samples, seconds
 	// Ratio is New/Old (NaN when Old is 0).
 	Ratio float64
-	// P is the two-sided Mann-Whitney U test p-value over the samples, as benchstat computes it
-	// from bench.txt (1 when every time is equal, NaN without tasks); Significant is P < Alpha.
-	// The samples of a task's runs are not independent of each other as the test assumes, but
-	// both runs hold the same items, so the spread between items, the same on both sides, makes
-	// the test conservative, not lax.
+	// Test is the test that computed P: TestPooled or TestStratified.
+	Test string
+	// P is the two-sided p-value of the test (1 when every time is equal, NaN without tasks);
+	// Significant is P < the comparison's alpha. TestPooled: the Mann-Whitney U test over the
+	// samples, as benchstat computes it from bench.txt; the samples of a task's runs are not
+	// independent of each other as the test assumes, but both runs hold the same items, so the
+	// spread between items, the same on both sides, makes the test conservative, not lax.
+	// TestStratified: van Elteren's test with the items as strata (vanElteren).
 	P           float64
 	Significant bool
 	// Effect is the row's slowdown as a ratio: the geometric mean over its items of the item's
 	// median time in NEW over its median time in OLD (NaN without items timed in both).
 	Effect float64
+	// bestP is the smallest p the stratified test can reach with the row's strata.
+	bestP float64
+}
+
+// Slowdown is the row's slowdown as a ratio as its test judges it: Ratio (the pooled medians)
+// under TestPooled, Effect under TestStratified.
+func (t Time) Slowdown() float64 {
+	if t.Test == TestStratified {
+		return t.Effect
+	}
+	return t.Ratio
 }
 
 // Failure is a task that succeeded in OLD and fails in NEW.
@@ -168,11 +207,12 @@ type Failure struct {
 }
 
 // Quality returns the quality metrics that compare compares: those of the table it tracks, but
-// time, which has a rule of its own (a Mann-Whitney test over the timings).
+// time, which has a rule of its own (a test over the timings), and the work counters, each
+// compared by its total (CounterChange).
 func Quality() []*metric.Metric {
 	var out []*metric.Metric
 	for _, m := range metric.Tracked(metric.Compare) {
-		if m.Key != metric.Time {
+		if m.Key != metric.Time && !m.Counter {
 			out = append(out, m)
 		}
 	}
@@ -182,7 +222,14 @@ func Quality() []*metric.Metric {
 // Compare joins the two runs by task key and compares them per data set and algorithm label.
 func Compare(old, new Run, o Options) *Result {
 	th := metric.Resolve(o.Thresholds)
-	res := &Result{Old: old.Manifest, New: new.Manifest, Thresholds: th, AllowMissing: o.AllowMissing}
+	res := &Result{Old: old.Manifest, New: new.Manifest, Thresholds: th, AllowMissing: o.AllowMissing, TimeTest: o.TimeTest, Alpha: o.Alpha}
+	if !ValidTimeTest(res.TimeTest) || res.TimeTest == "" {
+		res.TimeTest = DefaultTimeTest
+	}
+	if res.Alpha <= 0 || res.Alpha >= 1 || math.IsNaN(res.Alpha) {
+		res.Alpha = Alpha
+	}
+	res.DataChanges = new.Manifest.DataChanges(&old.Manifest)
 	var oldBy, newBy map[string]results.Record
 	oldBy, res.DuplicatesOld = byKey(old.Records)
 	newBy, res.DuplicatesNew = byKey(new.Records)
@@ -191,7 +238,6 @@ func Compare(old, new Run, o Options) *Result {
 	runOld, runNew := metric.NewRun(old.Records), metric.NewRun(new.Records)
 	quality := Quality()
 
-	type pair struct{ old, new results.Record }
 	type rowKey struct{ ds, alg string }
 	rows := map[rowKey]*Row{}
 	common := map[rowKey][]pair{}
@@ -241,11 +287,10 @@ func Compare(old, new Run, o Options) *Result {
 	algRank := rankOf(new.Manifest.Algorithms, old.Manifest.Algorithms)
 	for k, rw := range rows {
 		ps := common[k]
-		var tOld, tNew []float64
+		var strata [][2][]float64
 		olds, news := make([][]float64, len(quality)), make([][]float64, len(quality))
 		for _, p := range ps {
-			tOld = append(tOld, p.old.Timings()...)
-			tNew = append(tNew, p.new.Timings()...)
+			strata = append(strata, [2][]float64{p.old.Timings(), p.new.Timings()})
 			for i, m := range quality {
 				vo, okO := m.Of(&p.old, runOld)
 				vn, okN := m.Of(&p.new, runNew)
@@ -261,7 +306,8 @@ func Compare(old, new Run, o Options) *Result {
 		for i, m := range quality {
 			rw.Quality[m.Key] = change(olds[i], news[i])
 		}
-		rw.Time = timing(tOld, tNew)
+		rw.Counters = counterChanges(ps)
+		rw.Time = timing(strata, res.TimeTest, res.Alpha)
 		rw.Time.Tasks = len(ps)
 		var slower bool
 		slower, rw.TimeWaived = timeVerdict(rw.Time, th, res.TimeNote)
@@ -269,6 +315,7 @@ func Compare(old, new Run, o Options) *Result {
 			rw.timeRegression = timeRegression(rw, th)
 		}
 		rw.qualityRegressions = qualityRegressions(rw, th)
+		rw.counterRegressions = counterRegressions(rw, th)
 		res.Rows = append(res.Rows, *rw)
 	}
 	slices.SortFunc(res.Rows, func(a, b Row) int {
@@ -279,6 +326,9 @@ func Compare(old, new Run, o Options) *Result {
 	})
 	return res
 }
+
+// pair is a task's records in OLD and NEW.
+type pair struct{ old, new results.Record }
 
 // byKey indexes records by key, keeping the first record of a task as a resume does, and lists
 // the keys recorded more than once (each once).
@@ -327,17 +377,21 @@ func differentMachines(old, new results.Manifest) string {
 	return ""
 }
 
-// timeVerdict decides whether a row's times regressed: slower by more than th's time, with
-// p < Alpha and a new median of at least MinTimed; and then only with MinTimeSamples timings in
-// both runs and on the same machine (machineNote ""), else waived says why not.
+// timeVerdict decides whether a row's times regressed: slower (Slowdown) by more than th's
+// time, with p < alpha and a new median of at least MinTimed; and then only with enough timings
+// (the pooled test: MinTimeSamples in both runs; the stratified test: strata that can reach
+// p ≤ minStratifiedP) and on the same machine (machineNote ""), else waived says why not.
 func timeVerdict(t Time, th results.Thresholds, machineNote string) (regressed bool, waived string) {
 	limit := timeThreshold(th)
-	if limit <= 0 || !t.Significant || math.IsNaN(t.Ratio) || t.Ratio-1 <= limit || t.New < MinTimed {
+	slow := t.Slowdown()
+	if limit <= 0 || !t.Significant || math.IsNaN(slow) || slow-1 <= limit || t.New < MinTimed {
 		return false, ""
 	}
 	switch {
-	case min(t.OldSamples, t.NewSamples) < MinTimeSamples:
+	case t.Test != TestStratified && min(t.OldSamples, t.NewSamples) < MinTimeSamples:
 		return false, fmt.Sprintf("n=%s < %d", t.N(), MinTimeSamples)
+	case t.Test == TestStratified && t.bestP > minStratifiedP:
+		return false, fmt.Sprintf("n=%s over %s: p ≥ %.2g at best > %.2g", t.N(), english.Count(t.Tasks, "item", "items"), t.bestP, minStratifiedP)
 	case machineNote != "":
 		return false, "other machine"
 	}
@@ -402,25 +456,58 @@ func (t Time) N() string {
 	return fmt.Sprintf("%d+%d", t.OldSamples, t.NewSamples)
 }
 
-// timing compares two samples of task times; the caller sets Tasks.
-func timing(old, new []float64) Time {
-	t := Time{OldSamples: len(old), NewSamples: len(new), Old: math.NaN(), New: math.NaN(), Ratio: math.NaN(), P: math.NaN()}
-	if len(old) == 0 {
+// timing compares the task times of a row, items holding each item's timings in OLD and in
+// NEW, with the test named (TestPooled, TestStratified) at level alpha; the caller sets Tasks.
+func timing(items [][2][]float64, test string, alpha float64) Time {
+	var old, new []float64
+	sizes := make([][2]int, len(items))
+	for i, it := range items {
+		old, new = append(old, it[0]...), append(new, it[1]...)
+		sizes[i] = [2]int{len(it[0]), len(it[1])}
+	}
+	t := Time{Test: test, OldSamples: len(old), NewSamples: len(new), Old: math.NaN(), New: math.NaN(), Ratio: math.NaN(), P: math.NaN(), Effect: effect(items)}
+	if len(old) == 0 || len(new) == 0 {
 		return t
 	}
 	t.Old, t.New = results.Median(old), results.Median(new)
 	if t.Old > 0 {
 		t.Ratio = t.New / t.Old
 	}
-	u, err := stats.MannWhitneyUTest(old, new, stats.LocationDiffers)
-	switch {
-	case err == nil:
-		t.P = u.P
-	case errors.Is(err, stats.ErrSamplesEqual):
-		t.P = 1
+	if test == TestStratified {
+		_, t.P = vanElteren(items)
+		t.bestP = vanElterenBestP(sizes)
+	} else {
+		u, err := stats.MannWhitneyUTest(old, new, stats.LocationDiffers)
+		switch {
+		case err == nil:
+			t.P = u.P
+		case errors.Is(err, stats.ErrSamplesEqual):
+			t.P = 1
+		}
 	}
-	t.Significant = t.P < Alpha
+	t.Significant = t.P < alpha
 	return t
+}
+
+// effect is the geometric mean over the items timed in both runs (with medians above 0) of the
+// item's median time in NEW over its median in OLD; NaN without such items. Unlike the ratio of
+// the pooled medians, every item counts alike, whatever its size.
+func effect(items [][2][]float64) float64 {
+	sum, n := 0.0, 0
+	for _, it := range items {
+		if len(it[0]) == 0 || len(it[1]) == 0 {
+			continue
+		}
+		o, nw := results.Median(it[0]), results.Median(it[1])
+		if o > 0 && nw > 0 {
+			sum += math.Log(nw / o)
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return math.Exp(sum / float64(n))
 }
 
 // Same reports whether two values are equal up to float noise (slack).
@@ -450,11 +537,21 @@ func (r *Row) qualityUnchanged() bool {
 	return len(r.NewlyInfinite) == 0
 }
 
-// Regressions returns the row's regressions, one line each: quality and failures, then time.
+// Regressions returns the row's regressions, one line each: quality and failures, then work
+// counters, then time.
 func (r *Row) Regressions() []string {
-	out := slices.Clone(r.qualityRegressions)
-	if r.timeRegression != "" {
-		out = append(out, r.timeRegression)
+	var out []string
+	for _, g := range r.regressions() {
+		out = append(out, g.line)
+	}
+	return out
+}
+
+// regressions lists the row's regressions in the order of Regressions.
+func (r *Row) regressions() []regression {
+	out := append(slices.Clone(r.qualityRegressions), r.counterRegressions...)
+	if r.timeRegression != nil {
+		out = append(out, *r.timeRegression)
 	}
 	return out
 }
@@ -467,7 +564,7 @@ const MinTimed = 1e-3
 // TimeRegressed reports whether the median slowed by more than the time threshold with
 // p < Alpha, the new median being at least MinTimed, over at least MinTimeSamples timings on the
 // same machine (never when the threshold is 0).
-func (r *Row) TimeRegressed() bool { return r.timeRegression != "" }
+func (r *Row) TimeRegressed() bool { return r.timeRegression != nil }
 
 // Regressions returns one human-readable line per regression; empty = none.
 func (r *Result) Regressions() []string {
@@ -535,9 +632,12 @@ func worsening(m *metric.Metric, c Change) float64 {
 
 // qualityRegressions lists the row's regressions of quality (a metric worse beyond its
 // threshold, a tree newly −Inf) and its new failures.
-func qualityRegressions(r *Row, th results.Thresholds) []string {
+func qualityRegressions(r *Row, th results.Thresholds) []regression {
 	where := r.Dataset + "/" + r.Algorithm
-	var out []string
+	var out []regression
+	add := func(metric, old, new, figure, line string) {
+		out = append(out, regression{line: where + ": " + line, finding: Finding{Metric: metric, Dataset: r.Dataset, Algorithm: r.Algorithm, Old: old, New: new, Figure: figure}})
+	}
 	for _, m := range Quality() {
 		c, lim := r.Quality[m.Key], m.ThresholdIn(th)
 		if c.Items == 0 || !beyond(worsening(m, c), lim, c) {
@@ -551,24 +651,35 @@ func qualityRegressions(r *Row, th results.Thresholds) []string {
 		if m.Unit != "" {
 			unit = " " + m.Unit
 		}
-		out = append(out, fmt.Sprintf("%s: %s %s by %s%s (%s → %s over %s; threshold %g)",
-			where, m.Name, verb, num(math.Abs(c.Delta)), unit, num(c.Old), num(c.New), english.Count(c.Items, "item", "items"), lim))
+		add(m.Key, num(c.Old), num(c.New), fmt.Sprintf("%s by %s%s over %s, threshold %g", verb, num(math.Abs(c.Delta)), unit, english.Count(c.Items, "item", "items"), lim),
+			fmt.Sprintf("%s %s by %s%s (%s → %s over %s; threshold %g)",
+				m.Name, verb, num(math.Abs(c.Delta)), unit, num(c.Old), num(c.New), english.Count(c.Items, "item", "items"), lim))
 	}
 	if n := len(r.NewlyInfinite); n > 0 {
-		out = append(out, fmt.Sprintf("%s: log-likelihood −Inf on %d %s finite in OLD (%s)",
-			where, n, results.Plural(n, "item", "items"), firstFew(r.NewlyInfinite, 5)))
+		items := fmt.Sprintf("%d %s (%s)", n, results.Plural(n, "item", "items"), firstFew(r.NewlyInfinite, 5))
+		add(metric.LogLikelihood, "finite", "−Inf", items, fmt.Sprintf("log-likelihood −Inf on %d %s finite in OLD (%s)",
+			n, results.Plural(n, "item", "items"), firstFew(r.NewlyInfinite, 5)))
 	}
 	for _, f := range r.NewFailures {
-		out = append(out, fmt.Sprintf("%s: task %s succeeded in OLD and fails in NEW: %s", where, f.Key, oneLine(f.Error)))
+		add(FailureMetric, "ok", "error", fmt.Sprintf("task %s: %s", f.Key, oneLine(f.Error)),
+			fmt.Sprintf("task %s succeeded in OLD and fails in NEW: %s", f.Key, oneLine(f.Error)))
 	}
 	return out
 }
 
-// timeRegression is the regression line of a row whose times regressed (timeVerdict).
-func timeRegression(r *Row, th results.Thresholds) string {
+// timeRegression is the regression of a row whose times regressed (timeVerdict).
+func timeRegression(r *Row, th results.Thresholds) *regression {
 	t := r.Time
-	return fmt.Sprintf("%s/%s: median time rose by %.1f%% (%ss → %ss, p=%.3f n=%s; threshold %g%%)",
-		r.Dataset, r.Algorithm, 100*(t.Ratio-1), num(t.Old), num(t.New), t.P, t.N(), 100*timeThreshold(th))
+	what := "median time"
+	if t.Test == TestStratified {
+		what = "time (geometric mean of the items' median ratios)"
+	}
+	return &regression{
+		line: fmt.Sprintf("%s/%s: %s rose by %.1f%% (%ss → %ss, p=%.3f n=%s; threshold %g%%)",
+			r.Dataset, r.Algorithm, what, 100*(t.Slowdown()-1), num(t.Old), num(t.New), t.P, t.N(), 100*timeThreshold(th)),
+		finding: Finding{Metric: metric.Time, Dataset: r.Dataset, Algorithm: r.Algorithm, Old: num(t.Old) + "s", New: num(t.New) + "s",
+			Figure: fmt.Sprintf("%+.1f%%, p=%.3f n=%s %s (threshold %g%%)", 100*(t.Slowdown()-1), t.P, t.N(), t.Test, 100*timeThreshold(th))},
+	}
 }
 
 // num formats a mean or difference with enough digits to see a change at the default

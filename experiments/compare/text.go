@@ -44,7 +44,7 @@ func (r *Result) writeText(bw *bytes.Buffer) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", run.name, results.OrUnknown(run.m.Experiment, "(experiment unknown)"), builds(run.m), started(run.m.Start), host(run.m), status(run.m, run.recorded))
 	}
 	tw.Flush()
-	fmt.Fprintf(bw, "  thresholds: %s\n", thresholds(r.Thresholds))
+	fmt.Fprintf(bw, "  thresholds: %s\n", r.thresholds())
 	if r.ConfigHashDiffers() {
 		fmt.Fprintf(bw, "  note: the config hashes differ (old %s, new %s): the runs come from different configs, and only the tasks they share are compared\n",
 			results.Short(results.OrUnknown(r.Old.ConfigHash, "unknown")), results.Short(results.OrUnknown(r.New.ConfigHash, "unknown")))
@@ -136,20 +136,27 @@ func (r *Row) writeRows(tw io.Writer, th results.Thresholds) {
 	if n := len(r.NewlyInfinite); n > 0 {
 		line("log-likelihood −Inf", "finite", "−Inf", "", fmt.Sprintf("REGRESSION: %d %s (%s)", n, results.Plural(n, "item", "items"), firstFew(r.NewlyInfinite, listed)))
 	}
+	r.writeCounters(line, th)
 	if t := r.Time; t.Tasks > 0 {
 		verdict := fmt.Sprintf("p=%.3f n=%s", t.P, t.N())
+		if t.Test == TestStratified {
+			verdict = fmt.Sprintf("p=%.3f n=%s stratified", t.P, t.N())
+		}
 		if !t.Significant {
 			verdict = "~ (" + verdict + ")"
 		}
+		slow := t.Slowdown()
 		switch {
 		case r.TimeRegressed():
-			verdict = fmt.Sprintf("REGRESSION (slower by %.1f%% > %g%%) %s", 100*(t.Ratio-1), 100*timeThreshold(th), verdict)
+			verdict = fmt.Sprintf("REGRESSION (slower by %.1f%% > %g%%) %s", 100*(slow-1), 100*timeThreshold(th), verdict)
 		case r.TimeWaived != "":
-			verdict = fmt.Sprintf("slower by %.1f%% > %g%%, not a regression (%s) %s", 100*(t.Ratio-1), 100*timeThreshold(th), r.TimeWaived, verdict)
+			verdict = fmt.Sprintf("slower by %.1f%% > %g%%, not a regression (%s) %s", 100*(slow-1), 100*timeThreshold(th), r.TimeWaived, verdict)
 		}
+		// The Δ is the test's own measure of the slowdown: the ratio of the pooled medians, or
+		// the items' geometric mean (Time.Effect) for the stratified test.
 		delta := "—"
-		if !math.IsNaN(t.Ratio) {
-			delta = fmt.Sprintf("%+.1f%%", 100*(t.Ratio-1))
+		if !math.IsNaN(slow) {
+			delta = fmt.Sprintf("%+.1f%%", 100*(slow-1))
 		}
 		line("time (median s)", num(t.Old), num(t.New), delta, verdict)
 	}
@@ -208,15 +215,20 @@ func host(m results.Manifest) string {
 	return strings.Join(parts, ", ")
 }
 
-func thresholds(th results.Thresholds) string {
+func (r *Result) thresholds() string {
+	th := r.Thresholds
 	t := "time not checked (0)"
 	if lim := timeThreshold(th); lim > 0 {
-		t = fmt.Sprintf("time %g%% slower with p < %g", 100*lim, Alpha)
+		t = fmt.Sprintf("time %g%% slower with p < %g", 100*lim, r.Alpha)
+		if r.TimeTest != DefaultTimeTest {
+			t += " (" + r.TimeTest + " test)"
+		}
 	}
 	var parts []string
 	for _, m := range Quality() {
 		parts = append(parts, fmt.Sprintf("%s %s %g", m.Flag(), wayWorse(m), m.ThresholdIn(th)))
 	}
+	parts = append(parts, fmt.Sprintf("%s %s", metric.Counters, counterRule(counterThreshold(th))))
 	return strings.Join(append(parts, t), ", ")
 }
 
