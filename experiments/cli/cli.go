@@ -8,6 +8,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -914,7 +915,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	for _, m := range tracked {
 		synopsis += " [-" + m.Flag() + " X]"
 	}
-	fs := newFlags("compare", stderr, synopsis+" [-allow-missing] OLD NEW\n  hcbench compare -across [-out DIR] [-metrics M,…] [-rope M=X,…] [-seed S] RUN…")
+	fs := newFlags("compare", stderr, synopsis+" [-time-test pooled|stratified] [-alpha A] [-allow-missing] [-check [-markdown FILE]] OLD NEW\n  hcbench compare -across [-out DIR] [-metrics M,…] [-rope M=X,…] [-seed S] RUN…")
 	values := map[string]*float64{} // by flag name
 	flagKey := map[string]string{}  // the metric key of each flag
 	for _, m := range tracked {
@@ -928,6 +929,10 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 	}
 	allowMissing := fs.Bool("allow-missing", false, "do not fail when NEW did not finish or lacks tasks of OLD; compare the tasks both have")
+	timeTest := fs.String("time-test", compare.DefaultTimeTest, "the test of a row's times: pooled (Mann-Whitney over every timing, as benchstat) or stratified (van Elteren's test with the items as strata)")
+	alpha := fs.Float64("alpha", compare.Alpha, "the time test's significance level (0 < A < 1)")
+	check := fs.Bool("check", false, "the CI gate: after the report, print the findings one per line and exit 0 (nothing regressed), 1 (something regressed) or 2 (the gate could not decide: missing runs, different configs or data, failed tasks, an unfinished run)")
+	markdown := fs.String("markdown", "", "with -check: also write the findings as Markdown (a table for a pull-request comment) to this file")
 	across := fs.Bool("across", false, "compare the algorithms of finished runs across their data sets instead (the comparison report's statistics and figures; merged shards included)")
 	acrossOut := fs.String("out", "comparison", "with -across: the folder the comparison is written to")
 	acrossMetrics := fs.String("metrics", "", "with -across: the metrics compared, keys separated by commas (default: the comparison report's)")
@@ -950,13 +955,34 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fs.Usage()
 		return ExitUsage
 	}
+	switch {
+	case !compare.ValidTimeTest(*timeTest):
+		fmt.Fprintf(stderr, "hcbench: -time-test must be one of %s, got %q\n", strings.Join(compare.TimeTests, ", "), *timeTest)
+		return ExitUsage
+	case !(*alpha > 0 && *alpha < 1):
+		fmt.Fprintf(stderr, "hcbench: -alpha must be between 0 and 1, got %v\n", *alpha)
+		return ExitUsage
+	case *markdown != "" && !*check:
+		fmt.Fprintln(stderr, "hcbench: -markdown needs -check")
+		return ExitUsage
+	}
 	var runs [2]compare.Run
+	var unreadable []compare.Finding // with -check: the runs that cannot be read
 	for i, d := range dirs {
-		m, recs, code := openRun(ctx, d, stderr)
-		if code != ExitOK {
+		var msg strings.Builder
+		m, recs, code := openRun(ctx, d, io.MultiWriter(stderr, &msg))
+		switch {
+		case code == ExitOK:
+			runs[i] = compare.Run{Manifest: m, Records: recs}
+		case *check && code == ExitFailure:
+			unreadable = append(unreadable, compare.Finding{Undecided: true,
+				Figure: fmt.Sprintf("%s run %s cannot be read: %s", [2]string{"OLD", "NEW"}[i], d, strings.TrimPrefix(strings.TrimSpace(msg.String()), "hcbench: "))})
+		default:
 			return code
 		}
-		runs[i] = compare.Run{Manifest: m, Records: recs}
+	}
+	if len(unreadable) > 0 {
+		return gate(unreadable, *markdown, stdout, stderr)
 	}
 	th := metric.Resolve(runs[1].Manifest.Thresholds) // a copy, old keys renamed, defaults filled
 	given := map[string]bool{}
@@ -971,13 +997,39 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		th.Set(flagKey[name], *values[name])
 	}
-	r := compare.Compare(runs[0], runs[1], compare.Options{Thresholds: th, AllowMissing: *allowMissing})
+	r := compare.Compare(runs[0], runs[1], compare.Options{Thresholds: th, AllowMissing: *allowMissing, TimeTest: *timeTest, Alpha: *alpha})
 	if err := r.WriteText(stdout); err != nil {
 		fmt.Fprintln(stderr, "hcbench:", err)
 		return ExitFailure
+	}
+	if *check {
+		fmt.Fprintln(stdout)
+		return gate(r.Findings(), *markdown, stdout, stderr)
 	}
 	if r.Failed() {
 		return ExitFailure
 	}
 	return ExitOK
+}
+
+// gate prints a gate's findings as plain text (compare.WriteFindingsText), writes them as
+// Markdown to markdown unless it is "", and returns the verdict as the exit code: 0 nothing
+// regressed, 1 something regressed, 2 the gate could not decide (a Markdown file that cannot be
+// written among the reasons, unless something regressed).
+func gate(fs []compare.Finding, markdown string, stdout, stderr io.Writer) int {
+	if markdown != "" {
+		var b bytes.Buffer
+		err := compare.WriteFindingsMarkdown(&b, "hcbench compare -check", fs)
+		if err == nil {
+			err = os.WriteFile(markdown, b.Bytes(), 0o644)
+		}
+		if err != nil {
+			fs = append(fs, compare.Finding{Undecided: true, Figure: "the Markdown findings cannot be written: " + err.Error()})
+		}
+	}
+	if err := compare.WriteFindingsText(stdout, fs); err != nil {
+		fmt.Fprintln(stderr, "hcbench:", err)
+		fs = append(fs, compare.Finding{Undecided: true, Figure: "the findings cannot be printed: " + err.Error()})
+	}
+	return int(compare.Decide(fs))
 }

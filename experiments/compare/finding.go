@@ -137,6 +137,11 @@ func Summary(fs []Finding) string {
 	if v == Pass {
 		return "check: pass (nothing regressed)"
 	}
+	return fmt.Sprintf("check: %s (%s)", v, counts(fs))
+}
+
+// counts counts the findings of each kind: "2 regressions, 1 undecided".
+func counts(fs []Finding) string {
 	regs, und := 0, 0
 	for _, f := range fs {
 		if f.Undecided {
@@ -152,7 +157,7 @@ func Summary(fs []Finding) string {
 	if und > 0 {
 		parts = append(parts, fmt.Sprintf("%d undecided", und))
 	}
-	return fmt.Sprintf("check: %s (%s)", v, strings.Join(parts, ", "))
+	return strings.Join(parts, ", ")
 }
 
 // WriteFindingsText writes the findings one per line (Finding.String), regressions first, then
@@ -180,8 +185,7 @@ func WriteFindingsMarkdown(w io.Writer, title string, fs []Finding) error {
 	if len(fs) == 0 {
 		b.WriteString("Nothing regressed.\n")
 	} else {
-		_, counts, _ := strings.Cut(Summary(fs), ": ")
-		fmt.Fprintf(&b, "%s.\n\n", counts)
+		fmt.Fprintf(&b, "%s.\n\n", counts(fs))
 		b.WriteString("| finding | metric | data set | algorithm | old | new | figure |\n")
 		b.WriteString("|---|---|---|---|---|---|---|\n")
 		for _, f := range sortFindings(fs) {
