@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"maps"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -173,4 +174,27 @@ func TestFindingsUndecided(t *testing.T) {
 // squash replaces each run of spaces with one, so that a test need not know the table's padding.
 func squash(s string) string {
 	return regexp.MustCompile(` +`).ReplaceAllString(s, " ")
+}
+
+// TestDocExample: the example of the plain-text findings in docs/nightly.md is what the gate
+// prints for baseRun with one counter raised by one unit, a task of bhc failed in both runs and
+// the config hash changed.
+func TestDocExample(t *testing.T) {
+	old := withCounters(baseRun())
+	new := cloneCounters(old)
+	new.Manifest.ConfigHash = "bbbbbbbbbbbbbbbb"
+	find(t, new, key("jets", "3", "greedy")).Counters["splits"]++
+	find(t, old, key("iris", "2", "bhc")).Error = "out of memory"
+	find(t, new, key("iris", "2", "bhc")).Error = "out of memory"
+	var b bytes.Buffer
+	if err := WriteFindingsText(&b, Compare(old, new, Options{Thresholds: defaults}).Findings()); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile("../../docs/nightly.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "```\n"+b.String()+"```\n") {
+		t.Errorf("docs/nightly.md lacks the example\n%s", b.String())
+	}
 }

@@ -96,12 +96,13 @@ func (f Finding) Where() string {
 // KIND is "regression" or "undecided". A finding of the whole run has only its figure:
 // "undecided: FIGURE". For example
 //
-//	regression counters.splits qcd/trellis 1234 → 1235 (+1, any rise; item 3: 300 → 301)
-//	regression time qcd/beam 0.0102s → 0.0123s (+20.6%, p=0.000 n=30 pooled (threshold 10%))
-//	undecided task qcd/bhc (2 tasks failed in both runs: …)
-//	undecided: the config hashes differ (old 1a2b3c4d5e6f, new 6f5e4d3c2b1a): different configs
+//	regression counters.splits jets/greedy 824 → 825 (+1, any rise; item 3: 206 → 207)
+//	regression time t/greedy 1.025s → 1.148s (+12.0%, p=0.000 n=15 stratified (threshold 10%))
+//	undecided task iris/bhc (1 task failed in both runs)
+//	undecided: the config hashes differ (old aaaaaaaaaaaa, new bbbbbbbbbbbb): different configs
 //
-// Scripts may rely on the first word and on the order of the parts.
+// (the fixtures of the package's tests). Scripts may rely on the first word and on the order of
+// the parts; docs/nightly.md documents the form.
 func (f Finding) String() string {
 	var parts []string
 	for _, p := range []string{f.Metric, f.Where()} {
