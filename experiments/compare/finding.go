@@ -97,7 +97,7 @@ func (f Finding) Where() string {
 // "undecided: FIGURE". For example
 //
 //	regression counters.splits jets/greedy 824 → 825 (+1, any rise; item 3: 206 → 207)
-//	regression time t/greedy 1.025s → 1.148s (+12.0%, p=0.000 n=15 stratified (threshold 10%))
+//	regression time t/greedy 0.101s → 0.11312s (+12.0%, p=0.000 n=15 stratified (threshold 10%))
 //	undecided task iris/bhc (1 task failed in both runs)
 //	undecided: the config hashes differ (old aaaaaaaaaaaa, new bbbbbbbbbbbb): different configs
 //

@@ -120,8 +120,8 @@ func TestStratifiedTime(t *testing.T) {
 		t.Fatalf("stratified: %+v, regressed %v; want significant, effect 1.12", tm, strat.Rows[0].TimeRegressed())
 	}
 	wantRegressions(t, strat, []string{"t/greedy: time (geometric mean of the items' median ratios) rose by 12.0%", "n=15;"})
-	if fs := strat.Findings(); len(fs) != 1 || fs[0].Metric != "time" || !strings.Contains(fs[0].Figure, "+12.0%") || !strings.Contains(fs[0].Figure, "stratified") {
-		t.Errorf("findings %+v", fs)
+	if fs := strat.Findings(); len(fs) != 1 || fs[0].String() != "regression time t/greedy 0.101s → 0.11312s (+12.0%, p=0.000 n=15 stratified (threshold 10%))" {
+		t.Errorf("findings %q", fs)
 	}
 	if out := text(t, strat); !strings.Contains(out, "REGRESSION (slower by 12.0% > 10%) p=0.000 n=15 stratified") || !strings.Contains(out, "(stratified test)") {
 		t.Errorf("output:\n%s", out)
