@@ -6,7 +6,7 @@
 // test stratified by item) and failures — names the regressions beyond the thresholds, and the
 // problems that make the comparison itself unsound: a NEW run that did not finish, tasks of OLD
 // missing from NEW, a task recorded twice. Findings turns a comparison into a gate's verdict
-// (compare -check), which FormatFindings and WriteFindingsMarkdown print.
+// (compare -check), which WriteFindingsText and WriteFindingsMarkdown print.
 package compare
 
 import (
