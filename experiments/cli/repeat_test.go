@@ -408,7 +408,7 @@ func TestShippedBenchstatIsShort(t *testing.T) {
 				recs = append(recs, r)
 			}
 			var b strings.Builder
-			if err := results.WriteBench(t.Context(), &b, m, recs); err != nil {
+			if err := results.WriteBench(t.Context(), &b, m, recs, nil); err != nil {
 				t.Fatal(err)
 			}
 			return writeFile(t, t.TempDir(), name, b.String())

@@ -139,6 +139,22 @@ func Resolve(th results.Thresholds) results.Thresholds {
 	return out
 }
 
+// BenchCounters returns the work counters that bench.txt writes for the records of a run: one
+// per counter any record holds (CounterNames), with its unit (CounterUnit) and the direction of
+// the counters' entry.
+func BenchCounters(recs []results.Record) []results.BenchCounter {
+	better := "lower"
+	if Builtin(Counters).Better == HigherIsBetter {
+		better = "higher"
+	}
+	var out []results.BenchCounter
+	for _, k := range CounterNames(recs) {
+		out = append(out, results.BenchCounter{Unit: CounterUnit(k), Better: better,
+			Value: func(r *results.Record) (int64, bool) { return CounterOf(r, k) }})
+	}
+	return out
+}
+
 // BenchColumns returns the metrics that bench-quality.txt writes, for the records of a run.
 func BenchColumns(recs []results.Record) []results.BenchColumn {
 	run := NewRun(recs)

@@ -2,6 +2,7 @@ package metric
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"math"
 	"reflect"
@@ -170,6 +171,30 @@ func TestBenchColumns(t *testing.T) {
 	want := []string{"neg-loglik lower -", "exact-gap lower +", "neg-log-evidence lower -", "purity higher +"}
 	if !slices.Equal(got, want) {
 		t.Errorf("bench columns %q, want %q", got, want)
+	}
+}
+
+// TestBenchCounters: bench.txt's counters are those results' own tests use (results/
+// table_test.go's benchCounters): one per key any record holds, sorted, '-' for '_', lower is
+// better, over the successful records that report it.
+func TestBenchCounters(t *testing.T) {
+	recs := []results.Record{
+		{Counters: map[string]int64{"pair_evals": 3, "merges": 0}},
+		{Counters: map[string]int64{"pair_evals": 5}, Error: "failed"},
+		{},
+	}
+	var got []string
+	for _, c := range BenchCounters(recs) {
+		var vals []string
+		for i := range recs {
+			v, ok := c.Value(&recs[i])
+			vals = append(vals, fmt.Sprint(v, ok))
+		}
+		got = append(got, c.Unit+" "+c.Better+" "+strings.Join(vals, ","))
+	}
+	want := []string{"merges lower 0 true,0 false,0 false", "pair-evals lower 3 true,0 false,0 false"}
+	if !slices.Equal(got, want) {
+		t.Errorf("bench counters %q, want %q", got, want)
 	}
 }
 

@@ -21,18 +21,30 @@ import (
 // row's items is exact too.
 const UnitTime = "sec/op"
 
-// WriteBench writes the task times of a run in the Go benchmark format (bench.txt), so that
-// benchstat compares the times of two runs with its default settings; WriteBenchQuality writes
-// their quality metrics beside it.
+// WriteBench writes the task times and work counters of a run in the Go benchmark format
+// (bench.txt), so that benchstat compares the times of two runs with its default settings, and
+// shows any change of a counter; WriteBenchQuality writes their quality metrics beside it.
 //
 // The file starts with file-level configuration lines (experiment, commit — the revision, with
 // "+modified" for a build from a modified tree, or "unknown"; the builds of all sessions joined
-// by commas should a run mix builds —, goos, goarch, config-hash). Then comes one line per run
-// of the algorithm on an item — K lines for a task that ran K times (repeat, -count), one
-// before repeats existed — of every successful task (a failed task has no numbers; hcbench
-// compare reports it), named after the task's data set and algorithm label:
+// by commas should a run mix builds —, goos, goarch, config-hash), then the unit metadata
+// (golang/go#43744): "Unit sec/op better=lower assume=nothing" and one line per counter of
+// counters (better= its direction, assume=exact). Then comes one line per run of the algorithm
+// on an item — K lines for a task that ran K times (repeat, -count), one before repeats
+// existed — of every successful task (a failed task has no numbers; hcbench compare reports
+// it), named after the task's data set and algorithm label:
 //
 //	BenchmarkHcbench/dataset=jets/algorithm=beam 1 0.0123 sec/op
+//
+// and, after a row's time lines, one line with the total of each counter over the row's
+// successful tasks that report it (a row without counters has none):
+//
+//	BenchmarkHcbench/dataset=jets/algorithm=beam 1 48210 states-expanded 1960 states-kept
+//
+// A counter is written once per row, not per task: benchstat's assume=exact warns when a row's
+// sample holds different values, and the items of a row differ. Its total is the same on every
+// run of a build, so benchstat shows any difference as a change (no significance test, no "~")
+// and an equal total as "0.00%"; which items changed is hcbench compare's to say.
 //
 // The lines of a benchmark follow the items in numeric order, the K runs of an item together in
 // run order; the benchmarks follow the manifest's config order, data sets first.
@@ -71,24 +83,68 @@ const UnitTime = "sec/op"
 //
 // A cancelled ctx stops the writing within a few thousand records, with ctx's error (the lines
 // written by then are flushed).
-func WriteBench(ctx context.Context, w io.Writer, m Manifest, recs []Record) error {
+func WriteBench(ctx context.Context, w io.Writer, m Manifest, recs []Record, counters []BenchCounter) error {
 	bw := bufio.NewWriter(w)
 	benchHeader(bw, m)
+	fmt.Fprintf(bw, "Unit %s better=lower assume=nothing\n", UnitTime)
+	for _, c := range counters {
+		fmt.Fprintf(bw, "Unit %s better=%s assume=exact\n", c.Unit, c.Better)
+	}
 	ok, err := benchOrder(ctx, m, recs)
 	if err != nil {
 		return errors.Join(err, bw.Flush())
 	}
-	for i, r := range ok {
-		if i%checkEvery == 0 && ctx.Err() != nil {
-			return errors.Join(context.Cause(ctx), bw.Flush())
+	return benchRows(ctx, bw, ok, func(row []*Record) {
+		name := BenchName(row[0].Dataset, row[0].Algorithm)
+		for _, r := range row {
+			for _, t := range r.Timings() {
+				bw.WriteString(name + " 1 " + benchFloat(t) + " " + UnitTime + "\n")
+			}
 		}
-		name := BenchName(r.Dataset, r.Algorithm)
-		for _, t := range r.Timings() {
-			bw.WriteString(name)
-			bw.WriteString(" 1 ")
-			bw.WriteString(benchFloat(t))
-			bw.WriteString(" " + UnitTime + "\n")
+		var line strings.Builder
+		for _, c := range counters {
+			var sum int64
+			n := 0
+			for _, r := range row {
+				if v, has := c.Value(r); has {
+					sum += v
+					n++
+				}
+			}
+			if n > 0 {
+				line.WriteString(" " + strconv.FormatInt(sum, 10) + " " + c.Unit)
+			}
 		}
+		if line.Len() > 0 {
+			bw.WriteString(name + " 1" + line.String() + "\n")
+		}
+	})
+}
+
+// BenchCounter is a work counter as bench.txt writes it: its unit, its better= ("lower" or
+// "higher") and its value on a successful record (ok false where the record has none). Package
+// metric's table makes them (metric.BenchCounters).
+type BenchCounter struct {
+	Unit, Better string
+	Value        func(r *Record) (v int64, ok bool)
+}
+
+// benchRows calls row with each row of ok, the records of one data set and algorithm label in
+// benchOrder, and flushes bw; a cancelled ctx stops it between rows, within checkEvery records.
+func benchRows(ctx context.Context, bw *bufio.Writer, ok []*Record, row func([]*Record)) error {
+	for i, next := 0, 0; i < len(ok); {
+		if i >= next {
+			if ctx.Err() != nil {
+				return errors.Join(context.Cause(ctx), bw.Flush())
+			}
+			next = i + checkEvery
+		}
+		j := i
+		for j < len(ok) && ok[j].Dataset == ok[i].Dataset && ok[j].Algorithm == ok[i].Algorithm {
+			j++
+		}
+		row(ok[i:j])
+		i = j
 	}
 	return bw.Flush()
 }
@@ -132,22 +188,12 @@ func WriteBenchQuality(ctx context.Context, w io.Writer, m Manifest, recs []Reco
 	if err != nil {
 		return errors.Join(err, bw.Flush())
 	}
-	for i, next := 0, 0; i < len(ok); {
-		if i >= next {
-			if ctx.Err() != nil {
-				return errors.Join(context.Cause(ctx), bw.Flush())
-			}
-			next = i + checkEvery
-		}
-		j := i
-		for j < len(ok) && ok[j].Dataset == ok[i].Dataset && ok[j].Algorithm == ok[i].Algorithm {
-			j++
-		}
+	return benchRows(ctx, bw, ok, func(row []*Record) {
 		var line strings.Builder
 		for _, mt := range cols {
 			sum, n := 0.0, 0
-			for k := i; k < j; k++ {
-				if v, has := mt.Value(ok[k]); has {
+			for _, r := range row {
+				if v, has := mt.Value(r); has {
 					sum += mt.Sign * v
 					n++
 				}
@@ -157,11 +203,9 @@ func WriteBenchQuality(ctx context.Context, w io.Writer, m Manifest, recs []Reco
 			}
 		}
 		if line.Len() > 0 {
-			bw.WriteString(BenchName(ok[i].Dataset, ok[i].Algorithm) + " 1" + line.String() + "\n")
+			bw.WriteString(BenchName(row[0].Dataset, row[0].Algorithm) + " 1" + line.String() + "\n")
 		}
-		i = j
-	}
-	return bw.Flush()
+	})
 }
 
 // benchHeader writes the file-level configuration lines of WriteBench.

@@ -39,6 +39,10 @@ func benchRecords() (Manifest, []Record) {
 	recs[1].Times = []float64{0.0011, 0.001, 0.0009}
 	recs[3].Times = []float64{0.003, 0.002, 0.001}
 	recs[5].Error = "out of memory"
+	recs[1].Counters = map[string]int64{"pair_evals": 32, "merges": 9}
+	recs[3].Counters = map[string]int64{"pair_evals": 10, "merges": 0}
+	recs[4].Counters = map[string]int64{"splits": 7}
+	recs[5].Counters = map[string]int64{"splits": 1000} // failed: left out
 	return m, recs
 }
 
@@ -130,18 +134,28 @@ func checkBenchLines(t *testing.T, got, want []benchLine) {
 
 // TestWriteBenchParses: bench.txt holds a line per run of every successful task, named after
 // its data set and algorithm (no item), in config order (data set, then algorithm), items in
-// numeric order and runs in run order; a task without times gives its seconds once.
+// numeric order and runs in run order; a task without times gives its seconds once. After a
+// row's times, one line holds the total of each work counter over the row's successful tasks;
+// the units are declared: sec/op as benchstat assumes it by default, the counters exact.
 func TestWriteBenchParses(t *testing.T) {
 	m, recs := benchRecords()
 	var buf bytes.Buffer
-	if err := WriteBench(t.Context(), &buf, m, recs); err != nil {
+	if err := writeBench(t.Context(), &buf, m, recs); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("bench.txt:\n%s", buf.String())
 	got, config, units := readBench(t, buf.Bytes())
 	checkBenchConfig(t, config)
-	if strings.Contains(buf.String(), "Unit ") || units.Get(UnitTime, "assume") != nil {
-		t.Error("bench.txt has unit metadata; sec/op should keep benchstat's defaults")
+	for unit, assume := range map[string]string{UnitTime: "nothing", "pair-evals": "exact", "merges": "exact", "splits": "exact"} {
+		if b := units.Get(unit, "better"); b == nil || b.Value != "lower" {
+			t.Errorf("unit %s: better = %v, want lower", unit, b)
+		}
+		if a := units.Get(unit, "assume"); a == nil || a.Value != assume {
+			t.Errorf("unit %s: assume = %v, want %s", unit, a, assume)
+		}
+	}
+	if n := strings.Count(buf.String(), "\nUnit "); n != 4 {
+		t.Errorf("%d Unit lines, want 4 (sec/op and 3 counters)", n)
 	}
 	sec := func(name string, parts []string, v float64) benchLine {
 		return benchLine{name, parts, map[string]float64{UnitTime: v}}
@@ -153,6 +167,8 @@ func TestWriteBenchParses(t *testing.T) {
 	want := []benchLine{
 		// The failed trellis on item 10 is left out.
 		sec("BenchmarkHcbench/dataset=jets/algorithm=trellis", trellis, 1.5),
+		// Its failed task's counters are left out too.
+		{"BenchmarkHcbench/dataset=jets/algorithm=trellis", trellis, map[string]float64{"splits": 7}},
 		// Item 2's three runs, then item 10's, each in run order.
 		sec("BenchmarkHcbench/dataset=jets/algorithm=greedy", greedy, 0.003),
 		sec("BenchmarkHcbench/dataset=jets/algorithm=greedy", greedy, 0.002),
@@ -160,6 +176,8 @@ func TestWriteBenchParses(t *testing.T) {
 		sec("BenchmarkHcbench/dataset=jets/algorithm=greedy", greedy, 0.0011),
 		sec("BenchmarkHcbench/dataset=jets/algorithm=greedy", greedy, 0.001),
 		sec("BenchmarkHcbench/dataset=jets/algorithm=greedy", greedy, 0.0009),
+		// The row's counters, each its total over items 2 and 10, once.
+		{"BenchmarkHcbench/dataset=jets/algorithm=greedy", greedy, map[string]float64{"pair-evals": 42, "merges": 9}},
 		sec("BenchmarkHcbench/dataset=jets/algorithm=beam%2D10", beam, 0.02),
 		sec("BenchmarkHcbench/dataset=jets/algorithm=beam%2D10", beam, 0.25),
 		sec("BenchmarkHcbench/dataset=iris/algorithm=bhc", bhc, 0.5),
@@ -204,7 +222,7 @@ func TestWriteBenchQuality(t *testing.T) {
 
 func TestWriteBenchUnknownRevision(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteBench(t.Context(), &buf, Manifest{Experiment: "x\ny", Modified: true}, nil); err != nil {
+	if err := WriteBench(t.Context(), &buf, Manifest{Experiment: "x\ny", Modified: true}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -241,7 +259,7 @@ func TestWriteBenchMixedBuilds(t *testing.T) {
 	b := Build{Revision: "bbbb", Modified: true, GoVersion: "go1.26.0"}
 	m := Manifest{Experiment: "x", Revision: "bbbb", Modified: true, Sessions: []Session{{Build: a}, {Build: b}, {Build: a}}}
 	var buf bytes.Buffer
-	if err := WriteBench(t.Context(), &buf, m, nil); err != nil {
+	if err := WriteBench(t.Context(), &buf, m, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "\ncommit: aaaa,bbbb+modified\n") {

@@ -48,7 +48,7 @@ func TestWriteBenchCancelled(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		write func(context.Context, io.Writer, Manifest, []Record) error
-	}{{"WriteBench", WriteBench}, {"WriteBenchQuality", writeBenchQuality}} {
+	}{{"WriteBench", writeBench}, {"WriteBenchQuality", writeBenchQuality}} {
 		var whole bytes.Buffer
 		if err := c.write(t.Context(), &whole, m, recs); err != nil {
 			t.Fatal(err)

@@ -102,7 +102,8 @@ func benchstatDefault(t *testing.T, old, new []byte) (cells []benchstatCell, tab
 // repeatedRun is a run of three algorithms on two data sets of six items each, every task run
 // five times. An item's time grows with its index (as with its leaves: the last takes 2.25
 // times the first), and each run of it varies by a few per cent (a deterministic jitter that
-// differs by run), as timings do; factor slows the algorithm slow on every item.
+// differs by run), as timings do; factor slows the algorithm slow on every item. Every task
+// reports two work counters, the same in every run.
 func repeatedRun(run int, slow string, factor float64) (Manifest, []Record) {
 	m := Manifest{Experiment: "rep", Revision: "abc", OS: "linux", Arch: "amd64", ConfigHash: "h",
 		Datasets: []string{"jets", "mix"}, Algorithms: []string{"trellis", "greedy", "bhc"}}
@@ -116,6 +117,7 @@ func repeatedRun(run int, slow string, factor float64) (Manifest, []Record) {
 				if alg == "bhc" {
 					r.LogEvidence, r.Metrics = Log(-30-float64(i)), map[string]float64{"dendrogram_purity": 0.9 - 0.01*float64(i)}
 				}
+				r.Counters = map[string]int64{"pair_evals": int64(100 * (i + 1) * (a + 1)), "merges": int64(4 + i)}
 				base := 0.001 * float64(1+a) * (1 + 0.25*float64(i))
 				if alg == slow {
 					base *= factor
@@ -136,7 +138,7 @@ func repeatedRun(run int, slow string, factor float64) (Manifest, []Record) {
 func benchFiles(t *testing.T, m Manifest, recs []Record) (times, quality []byte) {
 	t.Helper()
 	var b, q bytes.Buffer
-	if err := WriteBench(t.Context(), &b, m, recs); err != nil {
+	if err := writeBench(t.Context(), &b, m, recs); err != nil {
 		t.Fatal(err)
 	}
 	if err := writeBenchQuality(t.Context(), &q, m, recs); err != nil {
@@ -148,8 +150,9 @@ func benchFiles(t *testing.T, m Manifest, recs []Record) (times, quality []byte)
 // TestBenchstatRowPerDatasetAndAlgorithm: with benchstat's defaults, bench.txt of two runs of one
 // config gives one row per data set and algorithm, with every run of every item as its samples
 // (6 items × 5 runs = 30), no hidden variation, and no significant change between two runs
-// whose times differ only by jitter; bench-quality.txt one row per data set and algorithm per
-// metric, each unchanged ("0.00%", as benchstat writes an exact unit's equal values). Before
+// whose times differ only by jitter; each work counter a table of its own with one row per data
+// set and algorithm, one exact value per run (its total over the items), unchanged ("0.00%");
+// bench-quality.txt one row per data set and algorithm per metric, each unchanged. Before
 // repeats, bench.txt had a row per item with n = 1.
 func TestBenchstatRowPerDatasetAndAlgorithm(t *testing.T) {
 	m, old := repeatedRun(1, "", 1)
@@ -158,15 +161,25 @@ func TestBenchstatRowPerDatasetAndAlgorithm(t *testing.T) {
 	newB, newQ := benchFiles(t, m, new)
 
 	cells, tables := benchstatDefault(t, oldB, newB)
-	if tables != 1 || len(cells) != 6 {
-		t.Fatalf("bench.txt: %d tables, %d rows; want 1 table (sec/op) of 6 rows (2 data sets × 3 algorithms)", tables, len(cells))
+	if tables != 3 || len(cells) != 3*6 {
+		t.Fatalf("bench.txt: %d tables, %d rows; want 3 tables (sec/op, merges, pair-evals) of 6 rows (2 data sets × 3 algorithms)", tables, len(cells))
 	}
 	for _, c := range cells {
-		if c.unit != UnitTime || len(c.old) != 30 || len(c.new) != 30 {
-			t.Errorf("row %s: unit %s, n = %d and %d; want sec/op with 30 samples each", c.row, c.unit, len(c.old), len(c.new))
-		}
-		if c.cmp.P < c.cmp.Alpha {
-			t.Errorf("row %s: significant change (p = %.3g) between runs that differ by jitter only", c.row, c.cmp.P)
+		switch c.unit {
+		case UnitTime:
+			if len(c.old) != 30 || len(c.new) != 30 {
+				t.Errorf("row %s: n = %d and %d; want 30 samples each", c.row, len(c.old), len(c.new))
+			}
+			if c.cmp.P < c.cmp.Alpha {
+				t.Errorf("row %s: significant change (p = %.3g) between runs that differ by jitter only", c.row, c.cmp.P)
+			}
+		case "merges", "pair-evals":
+			// 6 items: merges 4+…+9 = 39.
+			if len(c.old) != 1 || len(c.new) != 1 || c.cmp.FormatDelta(c.old[0], c.new[0]) != "0.00%" || c.unit == "merges" && c.old[0] != 39 {
+				t.Errorf("counter row %s %s: %v → %v, want one equal total each", c.row, c.unit, c.old, c.new)
+			}
+		default:
+			t.Errorf("row %s: unit %s", c.row, c.unit)
 		}
 	}
 
@@ -186,15 +199,26 @@ func TestBenchstatRowPerDatasetAndAlgorithm(t *testing.T) {
 
 // TestBenchstatFlagsSlowdown: a run in which one algorithm takes 1.5 times as long on every item
 // is flagged by benchstat's defaults on that algorithm's rows, and on no other; a quality metric
-// that changes on one item shows as a change of its row's mean.
+// that changes on one item shows as a change of its row's mean, and a work counter one unit
+// higher on one item as a rise of its row's total (4200 → 4201: an exact unit, never "~"), the other
+// counters' rows unchanged.
 func TestBenchstatFlagsSlowdown(t *testing.T) {
 	m, old := repeatedRun(1, "", 1)
 	_, new := repeatedRun(2, "greedy", 1.5)
 	new[1].LogLikelihood = Log(new[1].LogLikelihood.Value() - 0.01) // jets, item 0, greedy
+	new[1].Counters["pair_evals"]++
 	oldB, oldQ := benchFiles(t, m, old)
 	newB, newQ := benchFiles(t, m, new)
 	cells, _ := benchstatDefault(t, oldB, newB)
 	for _, c := range cells {
+		if c.unit != UnitTime {
+			d := c.cmp.FormatDelta(c.old[0], c.new[0])
+			planted := c.row == "Hcbench/dataset=jets/algorithm=greedy" && c.unit == "pair-evals"
+			if want := map[bool]string{true: "+0.02%", false: "0.00%"}[planted]; d != want {
+				t.Errorf("counter row %s %s: %v → %v reads %s, want %s", c.row, c.unit, c.old, c.new, d, want)
+			}
+			continue
+		}
 		slowed := c.row == "Hcbench/dataset=jets/algorithm=greedy" || c.row == "Hcbench/dataset=mix/algorithm=greedy"
 		if sig := c.cmp.P < c.cmp.Alpha; sig != slowed {
 			t.Errorf("row %s: p = %.3g; want significant %v", c.row, c.cmp.P, slowed)

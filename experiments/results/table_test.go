@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"math"
+	"slices"
+	"strings"
 )
 
 // The metric table is package metric's, which imports results, so results' own tests cannot read
@@ -40,6 +42,33 @@ func qualityColumns(recs []Record) []BenchColumn {
 		{UnitNegLogEvidence, "lower", -1, func(r *Record) (float64, bool) { return finiteLog(r.LogEvidence) }},
 		{UnitPurity, "higher", 1, func(r *Record) (float64, bool) { return r.Metric("dendrogram_purity") }},
 	}
+}
+
+// benchCounters are the table's bench.txt counters for recs (metric.BenchCounters): one per key
+// any record holds, sorted, '-' for '_', lower is better, over successful records.
+func benchCounters(recs []Record) []BenchCounter {
+	var keys []string
+	for _, r := range recs {
+		for k := range r.Counters {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	slices.Sort(keys)
+	var out []BenchCounter
+	for _, k := range keys {
+		out = append(out, BenchCounter{strings.ReplaceAll(k, "_", "-"), "lower", func(r *Record) (int64, bool) {
+			v, ok := r.Counters[k]
+			return v, ok && r.Error == ""
+		}})
+	}
+	return out
+}
+
+// writeBench is WriteBench with benchCounters.
+func writeBench(ctx context.Context, w io.Writer, m Manifest, recs []Record) error {
+	return WriteBench(ctx, w, m, recs, benchCounters(recs))
 }
 
 // writeBenchQuality is WriteBenchQuality with qualityColumns.

@@ -51,7 +51,7 @@ func finish(ctx context.Context, dir string, m *results.Manifest, recs []results
 	for _, bf := range []struct {
 		name  string
 		write func(context.Context, io.Writer, results.Manifest, []results.Record) error
-	}{{results.BenchFile, results.WriteBench}, {results.BenchQualityFile, writeBenchQuality}} {
+	}{{results.BenchFile, writeBench}, {results.BenchQualityFile, writeBenchQuality}} {
 		var b bytes.Buffer
 		if berr := bf.write(ctx, &b, *m, recs); ctx.Err() != nil {
 			return files, errors.Join(err, berr)
@@ -194,6 +194,11 @@ func writeReports(ctx context.Context, names []string, in reports.Input, dir str
 		return nil, err
 	}
 	return reports.Write(ctx, names, in, out)
+}
+
+// writeBench writes bench.txt: the times, and the work counters of the table's counters entry.
+func writeBench(ctx context.Context, w io.Writer, m results.Manifest, recs []results.Record) error {
+	return results.WriteBench(ctx, w, m, recs, metric.BenchCounters(recs))
 }
 
 // writeBenchQuality writes bench-quality.txt: the metrics of the table that it tracks.
