@@ -103,6 +103,9 @@ type Manifest struct {
 	// session of a filter leaves the run incomplete until one without runs the other tasks.
 	Overrides []string `json:"overrides,omitempty"`
 	Only      string   `json:"only,omitempty"`
+	// Repetitions says how the repetitions of repeated tasks were ordered; nil when every task
+	// runs once (or for runs of builds that ran a task's repetitions back to back).
+	Repetitions *Repetitions `json:"repetitions,omitempty"`
 }
 
 // DataFile is a data file a run read: its data set, its path as the config writes it, its

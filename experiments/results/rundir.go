@@ -13,6 +13,7 @@ import "fmt"
 //	manifest-shard-I-of-N.json, shard-I-of-N.jsonl,     shard I of N
 //	run-shard-I-of-N.log, .lock-shard-I-of-N
 //	.reserve, .reserve-shard-I-of-N                     while a run or shard runs
+//	repetitions.jsonl, repetitions-shard-I-of-N.jsonl   while repeated tasks are unfinished
 //	data/                                               generated data (save_data)
 //	reports/, bench.txt, bench-quality.txt, index.html  a whole run, or a merge
 const (
@@ -31,6 +32,10 @@ const (
 	PageFile         = "index.html"
 	DataDir          = "data"
 	ReportsDir       = "reports"
+	// RepetitionsFile holds the finished repetitions of the tasks whose record is not yet
+	// written (Repetition), in a run with repeated tasks; ShardRepetitions names a shard's. The
+	// run removes it once every task it ran has its record.
+	RepetitionsFile = "repetitions.jsonl"
 	// ShardManifests matches the manifests of the shards in a directory (filepath.Glob).
 	ShardManifests = "manifest-shard-*-of-*.json"
 )
@@ -40,4 +45,9 @@ const (
 func ShardFiles(s Shard) (manifest, results, log, lock, reserve string) {
 	part := fmt.Sprintf("shard-%d-of-%d", s.Index, s.Count)
 	return "manifest-" + part + ".json", part + ".jsonl", "run-" + part + ".log", ".lock-" + part, ".reserve-" + part
+}
+
+// ShardRepetitions names the repetitions file of shard s (RepetitionsFile).
+func ShardRepetitions(s Shard) string {
+	return fmt.Sprintf("repetitions-shard-%d-of-%d.jsonl", s.Index, s.Count)
 }

@@ -293,6 +293,7 @@ func filledManifest() results.Manifest {
 	m.Tool, m.Status, m.RevisionSource = "hcbench", results.StatusComplete, "buildinfo"
 	m.Thresholds = metric.DefaultThresholds()
 	m.Executable, m.ConfigHash = strings.Repeat("0a", 32), strings.Repeat("b1", 32)
+	m.Repetitions.Count, m.Repetitions.Order = 5, results.OrderInterleaved
 	for i := range m.Sessions {
 		m.Sessions[i].Executable = m.Executable
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -171,4 +172,52 @@ func damagedLineHint(err error, path string) string {
 		return fmt.Sprintf("\nline %s of %s is damaged (a disk, copy or editing error): delete that line (its task then runs again) and resume the run (its run command again), or run into another -out", m[2], path)
 	}
 	return ""
+}
+
+// RecoverRepetitions reads the finished repetitions in the repetitions file of a run or shard
+// (results.Repetition) of the tasks that are to run (unfinished: planned, without a record), by
+// task key. It drops, with a warning, the torn or damaged lines that a kill leaves, and silently
+// the lines of tasks that have their record since (or that the run does not plan) and a
+// repetition found twice (its first line is kept); it rewrites the file without them, so that
+// lines appended next follow whole ones, and removes it when nothing is left. A missing file
+// holds none: a run of a build before repetitions were interleaved, or one whose tasks run once.
+func RecoverRepetitions(files Files, unfinished func(key string) bool, log *slog.Logger) (map[string][]results.Repetition, error) {
+	reps, dropped, err := results.ReadRepetitions(files.Repetitions)
+	if err != nil {
+		return nil, fmt.Errorf("cannot resume: %w", err)
+	}
+	if dropped > 0 {
+		log.Warn(fmt.Sprintf("%s: dropped %d torn or damaged %s; their repetitions run again", files.Repetitions, dropped, results.Plural(dropped, "line", "lines")))
+	}
+	out := map[string][]results.Repetition{}
+	seen := map[string]map[int]bool{}
+	var kept bytes.Buffer
+	enc := json.NewEncoder(&kept)
+	for i, r := range reps {
+		if !unfinished(r.Key) || seen[r.Key][r.N] {
+			continue
+		}
+		if seen[r.Key] == nil {
+			seen[r.Key] = map[int]bool{}
+		}
+		seen[r.Key][r.N] = true
+		out[r.Key] = append(out[r.Key], r)
+		if err := enc.Encode(&reps[i]); err != nil {
+			return nil, fmt.Errorf("%s: %w", files.Repetitions, err)
+		}
+	}
+	n := 0
+	for _, rs := range out {
+		n += len(rs)
+	}
+	switch {
+	case n == 0 && len(reps)+dropped > 0:
+		err = os.Remove(files.Repetitions)
+	case n < len(reps) || dropped > 0:
+		err = results.WriteFileAtomic(files.Repetitions, kept.Bytes())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot drop the finished repetitions of %s: %w", files.Repetitions, err)
+	}
+	return out, nil
 }

@@ -34,14 +34,18 @@ type Files struct {
 	Lock, Reserve string
 	// What names the run or shard in messages.
 	What string
+	// Repetitions is the repetitions file (results.RepetitionsFile).
+	Repetitions string
 }
 
 func FilesOf(dir string, s *results.Shard) Files {
 	if s == nil {
-		return Files{filepath.Join(dir, results.ManifestFile), filepath.Join(dir, results.ResultsFile), filepath.Join(dir, results.LogFile), ".lock", ".reserve", "run directory " + dir}
+		return Files{filepath.Join(dir, results.ManifestFile), filepath.Join(dir, results.ResultsFile), filepath.Join(dir, results.LogFile), ".lock", ".reserve", "run directory " + dir,
+			filepath.Join(dir, results.RepetitionsFile)}
 	}
 	manifest, recs, log, lock, reserve := results.ShardFiles(*s)
-	return Files{filepath.Join(dir, manifest), filepath.Join(dir, recs), filepath.Join(dir, log), lock, reserve, fmt.Sprintf("shard %v in run directory %s", s, dir)}
+	return Files{filepath.Join(dir, manifest), filepath.Join(dir, recs), filepath.Join(dir, log), lock, reserve, fmt.Sprintf("shard %v in run directory %s", s, dir),
+		filepath.Join(dir, results.ShardRepetitions(*s))}
 }
 
 // resultFreeKeys are the top-level config keys that cannot change a record, which the config

@@ -127,6 +127,18 @@ func (pr *progress) add(i int, seconds float64, failed bool) {
 	}
 }
 
+// skip counts unit i as done without having run (a repetition of a task that failed before it):
+// it neither fails nor calibrates the estimate.
+func (pr *progress) skip(i int) {
+	pr.mu.Lock()
+	pr.done++
+	pr.est.finish(i, 0, false)
+	pr.mu.Unlock()
+	if pr.bar != nil {
+		pr.bar.Increment()
+	}
+}
+
 // close stops the display; aborted leaves the bar where it stopped. The bar's last drawing is
 // on the terminal before close returns, and the log writes below it again.
 func (pr *progress) close(aborted bool) {

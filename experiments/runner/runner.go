@@ -10,6 +10,8 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -118,6 +120,8 @@ type session struct {
 	done    []results.Record // records found in the directory
 	todo    []plan.Task
 	retry   []results.Record // failed records found in the directory whose tasks run again
+	// reps are the finished repetitions of tasks without a record, found in the directory.
+	reps map[string][]results.Repetition
 	// estimate is the run's memory estimate, which the log's last line sets beside the peak.
 	estimate int64
 }
@@ -213,6 +217,13 @@ func open(ctx context.Context, p *plan.Plan, opts Options) (*session, error) {
 	if prev == nil && len(s.done) > 0 {
 		return nil, fmt.Errorf("%s has records but no manifest; it is not a run this build wrote", s.files.Results)
 	}
+	recorded := make(map[string]bool, len(s.done))
+	for _, r := range s.done {
+		recorded[r.Key] = true
+	}
+	if s.reps, err = rundir.RecoverRepetitions(s.files, func(key string) bool { return planned[key] && !recorded[key] }, s.log); err != nil {
+		return nil, err
+	}
 	if opts.RetryFailed {
 		if s.done, s.retry = rundir.SplitFailed(s.done, opts.Only.Match); len(s.retry) > 0 {
 			s.log.Info("retrying failed tasks", "tasks", len(s.retry))
@@ -251,6 +262,12 @@ func (s *session) describe(hash string, prev *results.Manifest) {
 	}
 	for _, a := range p.Config.Algorithms {
 		m.Algorithms = append(m.Algorithms, a.Label)
+	}
+	m.Repetitions = nil
+	for _, t := range p.Tasks {
+		if t.Algorithm.Repeat > 1 && (m.Repetitions == nil || t.Algorithm.Repeat > m.Repetitions.Count) {
+			m.Repetitions = &results.Repetitions{Count: t.Algorithm.Repeat, Order: results.OrderInterleaved, Seed: p.Config.Seed}
+		}
 	}
 	finished := map[string]bool{}
 	for _, r := range s.done {
@@ -295,7 +312,7 @@ func (s *session) execute(ctx context.Context) ([]results.Record, error) {
 			return nil, err
 		}
 	}
-	return runAll(ctx, s.todo, p, items, s.files.Results, s.workers, opts, log)
+	return runAll(ctx, s.todo, s.reps, p, items, s.files, s.workers, opts, log)
 }
 
 // conclude is a run's last phase: it judges how the run ended, writes a whole run's reports,
@@ -327,6 +344,12 @@ func (s *session) conclude(ctx context.Context, recs []results.Record, runErr er
 	for _, r := range all {
 		if r.Error != "" {
 			m.Failed++
+		}
+	}
+	// Every task has its record: no repetition is left to keep.
+	if m.Finished == m.Tasks {
+		if err := os.Remove(s.files.Repetitions); err != nil && !errors.Is(err, os.ErrNotExist) {
+			runErr = errors.Join(runErr, err)
 		}
 	}
 	out := &rundir.Outcome{Dir: s.opts.Dir, Resumed: resumed, Retried: retried}
@@ -583,48 +606,154 @@ func vectorsCSV(it *item.Item) []byte {
 }
 
 // runAll opens the results file, runs the tasks into it and closes it: the records written, and
-// the first error writing them, which stops the run.
-func runAll(ctx context.Context, tasks []plan.Task, p *plan.Plan, items *itemSet, path string, workers int, opts Options, log *slog.Logger) ([]results.Record, error) {
-	w, err := results.Append(path)
+// the first error writing them, which stops the run. reps are the finished repetitions of the
+// tasks found in the repetitions file (rundir.RecoverRepetitions), which do not run again.
+func runAll(ctx context.Context, tasks []plan.Task, reps map[string][]results.Repetition, p *plan.Plan, items *itemSet, files rundir.Files, workers int, opts Options, log *slog.Logger) ([]results.Record, error) {
+	w, err := results.Append(files.Results)
 	if err != nil {
 		return nil, err
 	}
-	recs, err := runTasks(ctx, tasks, p, items, w, workers, opts, log)
+	recs, err := runTasks(ctx, tasks, reps, p, items, w, files.Repetitions, workers, opts, log)
 	if cerr := w.Close(); cerr != nil && err == nil {
-		err = fmt.Errorf("closing %s: %w", path, cerr)
+		err = fmt.Errorf("closing %s: %w", files.Results, cerr)
 	}
 	return recs, err
 }
 
-// runTasks runs every task and returns the records written, in the order they finished. The
-// first record that cannot be written (a full disk, an I/O error) stops the run: no task starts
-// after it, tasks in flight are abandoned, and that one error is returned.
-func runTasks(ctx context.Context, tasks []plan.Task, p *plan.Plan, items *itemSet, w *results.Writer, workers int, opts Options, log *slog.Logger) ([]results.Record, error) {
-	pr := newProgress("tasks", len(tasks), taskCosts(tasks, items), workers, opts.Terminal, opts.Progress, log, opts.ProgressEvery)
+// A repetition is one run of a task's algorithm on its item: the task (its index among the
+// tasks run) and the repetition's number, 0-based.
+type repetition struct{ task, n int }
+
+// repetitionOrder returns the repetitions of tasks still to run, in the order they start: with
+// tasks that all run once, the tasks in their order; otherwise repetition-major, as
+// results.OrderInterleaved says (round r: the tasks whose repeat is at least r, in ascending
+// order of seeds.Uint64(seed, "repetition=r|"+key)). A task's repetitions below from[task]
+// have finished and are left out. The order of any subset of a plan's tasks (a shard, a resume)
+// is the order of the whole plan's restricted to it.
+func repetitionOrder(seed uint64, tasks []plan.Task, from []int) []repetition {
+	rounds := 1
+	for _, t := range tasks {
+		rounds = max(rounds, t.Algorithm.Repeat)
+	}
+	var out []repetition
+	for r := range rounds {
+		start := len(out)
+		for j, t := range tasks {
+			if r < max(t.Algorithm.Repeat, 1) && r >= from[j] {
+				out = append(out, repetition{j, r})
+			}
+		}
+		if rounds == 1 {
+			break
+		}
+		round := out[start:]
+		keys := make(map[int]uint64, len(round))
+		for _, u := range round {
+			keys[u.task] = seeds.Uint64(seed, fmt.Sprintf("repetition=%d|%s", r+1, tasks[u.task].Key))
+		}
+		slices.SortFunc(round, func(a, b repetition) int {
+			return cmp.Or(cmp.Compare(keys[a.task], keys[b.task]), cmp.Compare(a.task, b.task))
+		})
+	}
+	return out
+}
+
+// repeatedTask is what a run knows of a task between its repetitions, which run one at a time
+// in order.
+type repeatedTask struct {
+	k     int             // the task's repeat
+	times []float64       // the finished repetitions' times, in order
+	first *results.Record // the first repetition's record, without times
+	// base is the record of what the item alone says (runTask), which a failed task's record is.
+	base *results.Record
+	done bool // the task's record is made
+}
+
+// runTasks runs the repetitions of every task in repetitionOrder and returns the records
+// written, in the order the tasks were completed. A task's record is written after its last
+// repetition; before, each finished repetition is appended to the repetitions file at reps
+// (results.Repetition), so that a kill loses none. A task's repetitions run one at a time: a
+// repetition whose task has one running waits for it, and the repetitions after it in the order
+// wait too, so that starts follow the order. The first record or repetition that cannot be
+// written (a full disk, an I/O error) stops the run: no repetition starts after it, those in
+// flight are abandoned, and that one error is returned.
+func runTasks(ctx context.Context, tasks []plan.Task, found map[string][]results.Repetition, p *plan.Plan, items *itemSet, w *results.Writer, repsPath string, workers int, opts Options, log *slog.Logger) ([]results.Record, error) {
+	state := make([]repeatedTask, len(tasks))
+	from := make([]int, len(tasks))
+	repeated := false
+	for j, t := range tasks {
+		st := &state[j]
+		st.k = max(t.Algorithm.Repeat, 1)
+		repeated = repeated || st.k > 1
+		// The finished repetitions 1, 2, … in turn: the repetitions of a task run one at a
+		// time, so what a kill leaves is such a prefix, the first with its record (which its
+		// digest checks).
+		rs := slices.SortedFunc(slices.Values(found[t.Key]), func(a, b results.Repetition) int { return cmp.Compare(a.N, b.N) })
+		for _, r := range rs {
+			if r.N != len(st.times)+1 || r.N >= st.k || r.N == 1 && (r.Record == nil || digest(r.Record) != r.Digest) {
+				break
+			}
+			if r.N == 1 {
+				st.first = r.Record
+			}
+			st.times = append(st.times, r.Seconds)
+		}
+		from[j] = len(st.times)
+	}
+	order := repetitionOrder(p.Config.Seed, tasks, from)
+	what := "tasks"
+	if repeated {
+		what = "runs"
+	}
+	pr := newProgress(what, len(order), repetitionCosts(tasks, order, items), workers, opts.Terminal, opts.Progress, log, opts.ProgressEvery)
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	var (
 		mu   sync.Mutex
 		recs []results.Record
+		repW *results.Writer
 	)
+	if repeated {
+		var err error
+		if repW, err = results.Append(repsPath); err != nil {
+			return nil, err
+		}
+		defer repW.Close()
+	}
 	solvers, err := startSolvers(p, workers, log)
 	if err != nil {
 		return nil, err
 	}
 	defer solvers.close(log)
 	var started atomic.Int64
-	forEach(runCtx, len(tasks), workers, func(k int) {
+	forEachInTurn(runCtx, len(order), workers, func(i int) int { return order[i].task }, func(i int) {
 		if runCtx.Err() != nil {
 			return // handed out as the run stopped
 		}
-		t := tasks[k]
+		u := order[i]
+		t, st := tasks[u.task], &state[u.task]
+		mu.Lock()
+		done := st.done
+		mu.Unlock()
+		if done {
+			pr.skip(i) // the task failed on an earlier repetition
+			return
+		}
 		started.Add(1)
-		pr.begin(k)
+		pr.begin(i)
 		start := time.Now()
-		rec, ok := runTask(runCtx, p, t, items, solvers.of[t.Algorithm.Label])
+		rec, rep, ok := runRepetition(runCtx, p, t, u.n, st, items, solvers.of[t.Algorithm.Label], &mu)
 		took := time.Since(start).Seconds()
 		if !ok || runCtx.Err() != nil {
 			return // abandoned on cancellation; a resumed run redoes it
+		}
+		if rep != nil {
+			if err := repW.WriteRepetition(rep); err != nil {
+				stop(fmt.Errorf("writing repetition %d of %s: %w", rep.N, rep.Key, err))
+				return
+			}
+			pr.add(i, took, false)
+			return
 		}
 		if err := w.Write(&rec); err != nil {
 			stop(fmt.Errorf("writing the record of %s: %w", rec.Key, err))
@@ -636,7 +765,7 @@ func runTasks(ctx context.Context, tasks []plan.Task, p *plan.Plan, items *itemS
 		mu.Lock()
 		recs = append(recs, rec)
 		mu.Unlock()
-		pr.add(k, took, rec.Error != "")
+		pr.add(i, took, rec.Error != "")
 	})
 	pr.close(ctx.Err() != nil)
 	if ctx.Err() == nil && runCtx.Err() != nil {
@@ -647,26 +776,144 @@ func runTasks(ctx context.Context, tasks []plan.Task, p *plan.Plan, items *itemS
 	return recs, nil
 }
 
-// taskCosts returns the expected seconds of the tasks (registry.Algorithm.TaskSeconds on their
-// items' leaves, times their repeats), grouped by algorithm variant, for the progress's estimate
-// of the time left. A task whose item could not be made fails at once: it costs nothing.
-func taskCosts(tasks []plan.Task, items *itemSet) []unitCost {
-	costs := make([]unitCost, len(tasks))
-	for k, t := range tasks {
-		costs[k].group = t.Algorithm.Label
+// forEachInTurn calls f(i) for i = 0, …, n−1 on workers goroutines, handing the indices out in
+// order; an index of the same group(i) as one still running waits until it has returned (and
+// so do the indices after it). It stops handing out when ctx is done.
+func forEachInTurn(ctx context.Context, n, workers int, group func(i int) int, f func(i int)) {
+	type turn struct {
+		i    int
+		done chan struct{}
+	}
+	var wg sync.WaitGroup
+	next := make(chan turn)
+	for range min(workers, n) {
+		wg.Go(func() {
+			for t := range next {
+				f(t.i)
+				close(t.done)
+			}
+		})
+	}
+	running := map[int]chan struct{}{}
+feed:
+	for i := range n {
+		g := group(i)
+		if prev := running[g]; prev != nil {
+			select {
+			case <-prev:
+			case <-ctx.Done():
+				break feed
+			}
+		}
+		done := make(chan struct{})
+		running[g] = done
+		select {
+		case next <- turn{i, done}:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+}
+
+// repetitionCosts returns the expected seconds of the repetitions (registry.Algorithm.TaskSeconds
+// on their items' leaves), grouped by algorithm variant, for the progress's estimate of the time
+// left. A task whose item could not be made fails at once: it costs nothing.
+func repetitionCosts(tasks []plan.Task, order []repetition, items *itemSet) []unitCost {
+	costs := make([]unitCost, len(order))
+	for i, u := range order {
+		t := tasks[u.task]
+		costs[i].group = t.Algorithm.Label
 		it, err := items.get(t.Dataset, t.Item)
 		alg, ok := registry.LookupAlgorithm(t.Algorithm.Name)
 		if err != nil || it == nil || !ok {
 			continue
 		}
-		costs[k].expected = alg.TaskSeconds(t.Algorithm.Params, it.Leaves()) * float64(max(t.Algorithm.Repeat, 1))
+		costs[i].expected = alg.TaskSeconds(t.Algorithm.Params, it.Leaves())
 	}
 	return costs
 }
 
-// runTask runs one task and builds its record. ok is false when the task was cut short by
-// cancellation and must not be recorded.
-func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet, solver registry.Solver) (rec results.Record, ok bool) {
+// runRepetition runs repetition n of task t, whose state st (guarded by mu) holds the
+// repetitions before it, and returns the task's record when the task is complete: after its
+// last repetition, or the first that fails or differs from the first. Otherwise it returns the
+// repetition for the repetitions file. Each run gets the task's random stream afresh and its own
+// copy of the parameters, so a deterministic algorithm gives the same record every time; a run
+// that differs from the first (its tree, a number, a warning, a parameter it reports using; all
+// but the times and an external program's extra) fails the task as not deterministic, naming
+// the run and what differs. A run that fails fails the task, its error naming the run when
+// there are several. The record's Seconds is the median of the runs' times, and Times keeps
+// them when there were several. ok is false when the run was cut short by cancellation and
+// must not be recorded.
+func runRepetition(ctx context.Context, p *plan.Plan, t plan.Task, n int, st *repeatedTask, items *itemSet, solver registry.Solver, mu *sync.Mutex) (rec results.Record, rep *results.Repetition, ok bool) {
+	mu.Lock()
+	base := st.base
+	mu.Unlock()
+	var it *item.Item
+	if base == nil || n == 0 {
+		b, item, final, ok := taskRecord(ctx, p, t, items)
+		if !ok || final {
+			return b, nil, ok
+		}
+		base, it = &b, item
+		mu.Lock()
+		st.base = base
+		mu.Unlock()
+	} else if it, _ = items.get(t.Dataset, t.Item); it == nil {
+		return rec, nil, false // the item was made for the first repetition
+	}
+	task := registry.Task{Key: t.Key, Dataset: t.Dataset.Name, Item: it.ForAlgorithm(), Seed: base.Seed, RNG: seeds.Stream(p.Config.Seed, plan.SeedKey(t.Key))}
+	start := time.Now()
+	sol, err := safeSolve(ctx, solver, task)
+	took := time.Since(start).Seconds()
+	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return rec, nil, false
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	st.times = append(st.times, took)
+	timed := func(r results.Record) results.Record {
+		r.Seconds = results.Median(st.times)
+		if len(st.times) > 1 {
+			r.Times = slices.Clone(st.times)
+		}
+		st.done = true
+		return r
+	}
+	if err != nil {
+		rec = *base
+		rec.Error = err.Error()
+		if st.k > 1 {
+			rec.Error = fmt.Sprintf("run %d of %d: %s", n+1, st.k, rec.Error)
+		}
+		return timed(rec), nil, true
+	}
+	r := *base
+	r.Params = config.ParamsMap(t.Algorithm.Params) // Fill may change the params it reports
+	r.Warnings = slices.Clone(base.Warnings)
+	fillSolution(&r, sol, it)
+	if n == 0 {
+		st.first = &r
+	} else if diff := differs(st.first, &r); diff != "" {
+		rec = *base
+		rec.Error = fmt.Sprintf("run %d of %d differs from run 1 in %s: the algorithm is not deterministic on this item, so its runs are not repeats of one measurement (run it with repeat: 1)", n+1, st.k, diff)
+		return timed(rec), nil, true
+	}
+	if len(st.times) == st.k {
+		return timed(*st.first), nil, true
+	}
+	rep = &results.Repetition{Key: t.Key, N: n + 1, Seconds: took, Digest: digest(&r)}
+	if n == 0 {
+		rep.Record = &r
+	}
+	return rec, rep, true
+}
+
+// taskRecord builds the record of what task t's item alone says. final is true when that is
+// the task's record: its item could not be made, or the plan says it cannot run. ok is false
+// when the task was cut short by cancellation and must not be recorded.
+func taskRecord(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet) (rec results.Record, it *item.Item, final, ok bool) {
 	d := t.Dataset
 	rec = results.Record{
 		Schema:        results.RecordSchema,
@@ -683,10 +930,10 @@ func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet, sol
 	it, err := items.get(d, t.Item)
 	if err != nil {
 		if ctx.Err() != nil {
-			return rec, false
+			return rec, nil, false, false
 		}
 		rec.Error = "data: " + err.Error()
-		return rec, true
+		return rec, nil, true, true
 	}
 	rec.N = it.Leaves()
 	rec.DataParams = it.DataParams
@@ -704,66 +951,9 @@ func runTask(ctx context.Context, p *plan.Plan, t plan.Task, items *itemSet, sol
 	}
 	if why := p.CannotRun(t, rec.N); why != "" {
 		rec.Error = why // the plan warned of it; nothing has been allocated
-		return rec, true
+		return rec, nil, true, true
 	}
-	return solveRepeats(ctx, p, t, it, solver, rec)
-}
-
-// solveRepeats runs the task's algorithm on its item t.Algorithm.Repeat times and completes rec,
-// which holds what the item alone says, with the result. Each run gets the task's random stream
-// afresh and its own copy of the parameters, so a deterministic algorithm gives the same record
-// every time; a run that differs from the first (its tree, a number, a warning, a parameter it
-// reports using; all but the times and an external program's extra) fails the task as not
-// deterministic, naming the run and what differs. A run that fails fails the task, its error
-// naming the run when there are several. rec.Seconds is the median of the runs' times, and
-// rec.Times keeps them when there were several. ok is false when the task was cut short by
-// cancellation and must not be recorded.
-func solveRepeats(ctx context.Context, p *plan.Plan, t plan.Task, it *item.Item, solver registry.Solver, rec results.Record) (results.Record, bool) {
-	k := max(t.Algorithm.Repeat, 1)
-	var (
-		times []float64
-		first results.Record
-	)
-	timed := func(r results.Record) results.Record {
-		r.Seconds = results.Median(times)
-		if len(times) > 1 {
-			r.Times = times
-		}
-		return r
-	}
-	given := it.ForAlgorithm()
-	for i := range k {
-		if i > 0 && ctx.Err() != nil {
-			return rec, false
-		}
-		task := registry.Task{Key: t.Key, Dataset: t.Dataset.Name, Item: given, Seed: rec.Seed, RNG: seeds.Stream(p.Config.Seed, plan.SeedKey(t.Key))}
-		start := time.Now()
-		sol, err := safeSolve(ctx, solver, task)
-		times = append(times, time.Since(start).Seconds())
-		if err != nil {
-			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-				return rec, false
-			}
-			rec.Error = err.Error()
-			if k > 1 {
-				rec.Error = fmt.Sprintf("run %d of %d: %s", i+1, k, rec.Error)
-			}
-			return timed(rec), true
-		}
-		r := rec
-		r.Params = config.ParamsMap(t.Algorithm.Params) // Fill may change the params it reports
-		r.Warnings = slices.Clone(rec.Warnings)
-		fillSolution(&r, sol, it)
-		if i == 0 {
-			first = r
-			continue
-		}
-		if diff := differs(&first, &r); diff != "" {
-			rec.Error = fmt.Sprintf("run %d of %d differs from run 1 in %s: the algorithm is not deterministic on this item, so its runs are not repeats of one measurement (run it with repeat: 1)", i+1, k, diff)
-			return timed(rec), true
-		}
-	}
-	return timed(first), true
+	return rec, it, false, true
 }
 
 // fillSolution adds a solution to its record: the tree and its scores, the algorithm's own
@@ -860,6 +1050,31 @@ func dataMarginals(it *item.Item, cs []results.ClusterMarginal) []results.Cluste
 	return out
 }
 
+// digest is the SHA-256 (hex) of a record without its timingFields, as differs compares them:
+// two runs' records have the same digest when differs finds them equal.
+func digest(r *results.Record) string {
+	b, _ := json.Marshal(untimed(r)) // a map: its keys sorted
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// untimed is r's fields as JSON without its timingFields (nil when it cannot be written as
+// JSON).
+func untimed(r *results.Record) map[string]json.RawMessage {
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	for _, k := range timingFields {
+		delete(m, k)
+	}
+	return m
+}
+
 // timingFields are the record fields that may differ between runs of a deterministic
 // algorithm: the times, and an external program's reported time and its own values (which may
 // be timings too).
@@ -874,21 +1089,7 @@ var timingFields = []string{"seconds", "times", "reported_seconds", "extra"}
 // A record that cannot be written as JSON (which fails its task when it is written) compares
 // as agreeing.
 func differs(a, b *results.Record) string {
-	fields := func(r *results.Record) map[string]json.RawMessage {
-		raw, err := json.Marshal(r)
-		if err != nil {
-			return nil
-		}
-		var m map[string]json.RawMessage
-		if json.Unmarshal(raw, &m) != nil {
-			return nil
-		}
-		for _, k := range timingFields {
-			delete(m, k)
-		}
-		return m
-	}
-	fa, fb := fields(a), fields(b)
+	fa, fb := untimed(a), untimed(b)
 	if fa == nil || fb == nil {
 		return ""
 	}
