@@ -1,8 +1,9 @@
 // Package rundir is the run directory on disk: what a directory may take (one config over one
 // data and one build, checked by their hashes), its lock, its reserve of disk space, the records
-// and finished repetitions already in it (recovered after a crash), the manifest that says how a run ended, merging the
-// shards of a run, and finishing a run with its reports, bench.txt and index.html. Package
-// runner executes a run into it; the file names are results' (the contract with the readers).
+// and finished repetitions already in it (recovered after a crash), the manifest that says how a
+// run ended, merging the shards of a run, and finishing a run with its reports, bench.txt and
+// index.html. Package runner executes a run into it; the file names are results' (the contract
+// with the readers).
 package rundir
 
 import (
