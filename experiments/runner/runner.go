@@ -2,8 +2,10 @@
 // (package registry), runs every task on a pool of workers and appends one result record per
 // finished task to results.jsonl, in a run directory that package rundir keeps (its lock,
 // identity, manifest and reports). Each task draws from its own random stream (keyed by the
-// task), so results do not depend on the number of workers or the order of tasks. Cancelling the
-// context stops the run cleanly: tasks in flight are abandoned, every finished record is kept.
+// task), so results do not depend on the number of workers or the order of tasks. The repetitions
+// of repeated tasks (-count K) run in rounds over the whole run, in an order drawn from the seed
+// (results.OrderInterleaved). Cancelling the context stops the run cleanly: tasks in flight are
+// abandoned, every finished record and repetition is kept.
 package runner
 
 import (
