@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hcbench/hcbench/datasets/datadir/datatest"
+	"github.com/hcbench/hcbench/internal/docregion"
 )
 
 // cheapConfigs are the shipped configs that TestDocumentedNumbers runs: each takes about a second.
@@ -76,7 +77,7 @@ func subset(a, b []string) bool {
 // its page, line and both texts; the unchanged pages are not.
 func TestDifferencesFindAChangedNumber(t *testing.T) {
 	text := "intro\n<!-- begin numbers:t -->\n| a | 0.42 ± 0.51 |\n<!-- end numbers:t -->\nBeam reaches <!-- numbers:p -->37 %<!-- /numbers --> of jets.\n"
-	spans, err := parseSpans("docs/x.md", text)
+	spans, err := docregion.Parse("docs/x.md", text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,39 +93,6 @@ func TestDifferencesFindAChangedNumber(t *testing.T) {
 		d := differences(pages, changed)
 		if len(d) != 1 || !strings.Contains(d[0], "numbers:"+name) || !strings.Contains(d[0], "docs/x.md:") {
 			t.Errorf("a change of %s: reported %q", name, d)
-		}
-	}
-}
-
-// TestMarkers: rewrite replaces exactly the text between the markers, keeps everything else,
-// and parseSpans refuses malformed markers with file and line.
-func TestMarkers(t *testing.T) {
-	text := "a <!-- numbers:x -->1<!-- /numbers --> b <!-- numbers:y -->2<!-- /numbers -->\n<!-- begin numbers:z -->\nold\nlines\n<!-- end numbers:z -->\ntail"
-	got := rewrite(text, map[string]string{"x": "10", "z": "new\n"})
-	want := "a <!-- numbers:x -->10<!-- /numbers --> b <!-- numbers:y -->2<!-- /numbers -->\n<!-- begin numbers:z -->\nnew\n<!-- end numbers:z -->\ntail"
-	if got != want {
-		t.Errorf("rewrite:\n%s\nwant\n%s", got, want)
-	}
-	spans, err := parseSpans("f.md", want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(spans) != 3 || spans[2].text != "new" || spans[2].line != 2 || spans[0].text != "10" {
-		t.Errorf("spans %+v", spans)
-	}
-	for _, bad := range []string{
-		"<!-- begin numbers:a -->\ntext",                           // no end
-		"text\n<!-- end numbers:a -->",                             // no begin
-		"<!-- begin numbers:a -->\n<!-- begin numbers:b -->",       // nested
-		"a <!-- numbers:x -->1",                                    // inline without its end
-		"<!-- begin numbers:a -->\n<!-- end numbers:b -->",         // mismatched
-		"a <!--numbers:x -->1<!-- /numbers -->",                    // misspelt
-		"<!-- begin numbers:a --> text\n<!-- end numbers:a -->",    // begin not alone on its line
-		"x <!-- numbers:a -->1\n2<!-- /numbers -->",                // inline across lines
-		"<!-- begin numbers:a -->\nx\n<!-- end numbers:a --> tail", // end not alone on its line
-	} {
-		if _, err := parseSpans("f.md", bad); err == nil || !strings.Contains(err.Error(), "f.md:") {
-			t.Errorf("%q: error %v, want one naming f.md:LINE", bad, err)
 		}
 	}
 }
@@ -170,11 +138,9 @@ func TestNoTimeClaimsOutsideRegions(t *testing.T) {
 			case strings.HasPrefix(strings.TrimSpace(l), "```"):
 				fence = !fence
 				continue
-			case blockBegin.MatchString(l):
-				block = true
-				continue
-			case blockEnd.MatchString(l):
-				block = false
+			}
+			if begin, end := docregion.IsBlockMarker(l); begin || end {
+				block = begin
 				continue
 			}
 			if fence || block {
@@ -187,7 +153,7 @@ func TestNoTimeClaimsOutsideRegions(t *testing.T) {
 				}
 				l = comment
 			}
-			l = inlineMarker.ReplaceAllString(l, "")
+			l = docregion.StripInline(l)
 			for _, m := range timeClaim.FindAllStringIndex(l, -1) {
 				context := l[max(0, m[0]-40):min(len(l), m[1]+20)]
 				if allowedTimes.MatchString(context) {

@@ -1,6 +1,6 @@
 // Command docnumbers writes the documented numbers of hcbench: every result table, measured time
-// and memory in README.md and docs/ stands between markers (<!-- numbers:NAME -->, see
-// markers.go), and this command runs the shipped configs and benchmarks those regions read, on
+// and memory in README.md and docs/ stands between markers (<!-- numbers:NAME -->, see package
+// docregion), and this command runs the shipped configs and benchmarks those regions read, on
 // the machine it runs on, and rewrites the text between the markers.
 //
 //	go run ./internal/docnumbers                 # run everything, rewrite every region (10–20 min)
@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/hcbench/hcbench/datasets/datadir"
+	"github.com/hcbench/hcbench/internal/docregion"
 )
 
 func main() {
@@ -158,7 +159,7 @@ func update(ctx context.Context, o options) error {
 		return renderErr
 	}
 	for _, p := range pages {
-		if n := rewrite(p.text, texts); n != p.text {
+		if n := docregion.Rewrite(p.text, texts); n != p.text {
 			if err := os.WriteFile(filepath.Join(root, p.file), []byte(n), 0o644); err != nil {
 				return err
 			}
@@ -232,7 +233,7 @@ regions:
 // A page is a documentation file, by its path from the module root.
 type page struct {
 	file, text string
-	spans      []span
+	spans      []docregion.Span
 }
 
 // readPages reads README.md and docs/*.md with their regions.
@@ -249,7 +250,7 @@ func readPages(root string) ([]page, error) {
 			return nil, err
 		}
 		rel, _ := filepath.Rel(root, f)
-		spans, err := parseSpans(rel, string(b))
+		spans, err := docregion.Parse(rel, string(b))
 		if err != nil {
 			return nil, err
 		}
@@ -265,10 +266,10 @@ func checkNames(pages []page, table map[string]region) error {
 	var errs []error
 	for _, p := range pages {
 		for _, s := range p.spans {
-			if _, ok := table[s.name]; !ok {
-				errs = append(errs, fmt.Errorf("%s:%d: numbers:%s is not a region of internal/docnumbers (regionTable)", p.file, s.line, s.name))
+			if _, ok := table[s.Name]; !ok {
+				errs = append(errs, fmt.Errorf("%s:%d: numbers:%s is not a region of internal/docnumbers (regionTable)", p.file, s.Line, s.Name))
 			}
-			used[s.name] = true
+			used[s.Name] = true
 		}
 	}
 	for _, n := range regionNames(table) {
@@ -285,12 +286,12 @@ func differences(pages []page, texts map[string]string) []string {
 	var out []string
 	for _, p := range pages {
 		for _, s := range p.spans {
-			want, ok := texts[s.name]
-			if !ok || strings.TrimRight(s.text, "\n") == strings.TrimRight(want, "\n") {
+			want, ok := texts[s.Name]
+			if !ok || strings.TrimRight(s.Text, "\n") == strings.TrimRight(want, "\n") {
 				continue
 			}
-			out = append(out, fmt.Sprintf("%s:%d: numbers:%s says\n\t%s\nbut the run gives\n\t%s", p.file, s.line, s.name,
-				strings.ReplaceAll(s.text, "\n", "\n\t"), strings.ReplaceAll(want, "\n", "\n\t")))
+			out = append(out, fmt.Sprintf("%s:%d: numbers:%s says\n\t%s\nbut the run gives\n\t%s", p.file, s.Line, s.Name,
+				strings.ReplaceAll(s.Text, "\n", "\n\t"), strings.ReplaceAll(want, "\n", "\n\t")))
 		}
 	}
 	return out

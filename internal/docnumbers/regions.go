@@ -7,7 +7,7 @@ import (
 )
 
 // A region is a documented number, sentence or table: where the documentation says
-// <!-- numbers:NAME --> (see markers.go), render computes its text from the runs it names.
+// <!-- numbers:NAME --> (see package docregion), render computes its text from the runs it names.
 type region struct {
 	name string
 	// configs are the shipped configs (configs/NAME.yaml) whose runs render reads; benches the

@@ -1,12 +1,7 @@
-package main
-
-import (
-	"fmt"
-	"regexp"
-	"strings"
-)
-
-// A documented number lives between two HTML comments, which Markdown does not show:
+// Package docregion reads and rewrites the generated regions of the documentation: text between
+// two HTML comments, which Markdown does not show, that a script computes from runs
+// (internal/docnumbers for the documented numbers, internal/gatecheck for the gate's measured
+// false-alarm rate):
 //
 //	<!-- numbers:NAME -->0.42 ± 0.51<!-- /numbers -->            within a line
 //
@@ -14,7 +9,15 @@ import (
 //	| a generated | table |
 //	<!-- end numbers:NAME -->
 //
-// NAME is a region of the table in regions.go, which says how its text is computed from runs.
+// NAME names the region; internal/docnumbers's table lists every name and which script writes it.
+package docregion
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
 var (
 	inlineMarker = regexp.MustCompile(`<!-- numbers:([A-Za-z0-9_.\-]+) -->(.*?)<!-- /numbers -->`)
 	blockBegin   = regexp.MustCompile(`^<!-- begin numbers:([A-Za-z0-9_.\-]+) -->$`)
@@ -23,21 +26,21 @@ var (
 	anyMarker = regexp.MustCompile(`<!--\s*(/?numbers|begin numbers|end numbers)\b`)
 )
 
-// A span is one occurrence of a region in a file: its name, the line it starts on (1-based) and
+// A Span is one occurrence of a region in a file: its name, the line it starts on (1-based) and
 // the text between its markers.
-type span struct {
-	name  string
-	line  int
-	block bool
-	text  string
+type Span struct {
+	Name  string
+	Line  int
+	Block bool
+	Text  string
 }
 
-// parseSpans lists the regions of a file's text, in order. A block's text is its lines joined by
+// Parse lists the regions of a file's text, in order. A block's text is its lines joined by
 // "\n" (without the marker lines); an inline region's text is what stands between its markers.
 // A begin without its end, an end without a begin, nested blocks or a malformed marker are errors
 // naming file and line.
-func parseSpans(file, text string) ([]span, error) {
-	var out []span
+func Parse(file, text string) ([]Span, error) {
+	var out []Span
 	lines := strings.Split(text, "\n")
 	open := -1 // the index in out of the open block
 	var body []string
@@ -45,23 +48,23 @@ func parseSpans(file, text string) ([]span, error) {
 		n := i + 1
 		if m := blockBegin.FindStringSubmatch(l); m != nil {
 			if open >= 0 {
-				return nil, fmt.Errorf("%s:%d: begin numbers:%s inside the block numbers:%s of line %d", file, n, m[1], out[open].name, out[open].line)
+				return nil, fmt.Errorf("%s:%d: begin numbers:%s inside the block numbers:%s of line %d", file, n, m[1], out[open].Name, out[open].Line)
 			}
-			out = append(out, span{name: m[1], line: n, block: true})
+			out = append(out, Span{Name: m[1], Line: n, Block: true})
 			open, body = len(out)-1, nil
 			continue
 		}
 		if m := blockEnd.FindStringSubmatch(l); m != nil {
-			if open < 0 || out[open].name != m[1] {
+			if open < 0 || out[open].Name != m[1] {
 				return nil, fmt.Errorf("%s:%d: end numbers:%s without its begin", file, n, m[1])
 			}
-			out[open].text = strings.Join(body, "\n")
+			out[open].Text = strings.Join(body, "\n")
 			open = -1
 			continue
 		}
 		found := 0
 		for _, m := range inlineMarker.FindAllStringSubmatch(l, -1) {
-			out = append(out, span{name: m[1], line: n, text: m[2]})
+			out = append(out, Span{Name: m[1], Line: n, Text: m[2]})
 			found++
 		}
 		if c := len(anyMarker.FindAllString(l, -1)); c != 2*found {
@@ -72,14 +75,14 @@ func parseSpans(file, text string) ([]span, error) {
 		}
 	}
 	if open >= 0 {
-		return nil, fmt.Errorf("%s:%d: begin numbers:%s has no end", file, out[open].line, out[open].name)
+		return nil, fmt.Errorf("%s:%d: begin numbers:%s has no end", file, out[open].Line, out[open].Name)
 	}
 	return out, nil
 }
 
-// rewrite returns text with every region's content replaced by texts[name]; regions without an
+// Rewrite returns text with every region's content replaced by texts[name]; regions without an
 // entry keep their text. A block's new text is put on lines of its own.
-func rewrite(text string, texts map[string]string) string {
+func Rewrite(text string, texts map[string]string) string {
 	lines := strings.Split(text, "\n")
 	var out []string
 	skipping := false
@@ -112,3 +115,11 @@ func rewrite(text string, texts map[string]string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// IsBlockMarker reports whether line is the begin or the end line of a block region.
+func IsBlockMarker(line string) (begin, end bool) {
+	return blockBegin.MatchString(line), blockEnd.MatchString(line)
+}
+
+// StripInline returns line without its inline regions (markers and text).
+func StripInline(line string) string { return inlineMarker.ReplaceAllString(line, "") }
