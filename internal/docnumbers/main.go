@@ -1,7 +1,8 @@
 // Command docnumbers writes the documented numbers of hcbench: every result table, measured time
 // and memory in README.md and docs/ stands between markers (<!-- numbers:NAME -->, see package
 // docregion), and this command runs the shipped configs and benchmarks those regions read, on
-// the machine it runs on, and rewrites the text between the markers.
+// the machine it runs on, and rewrites the text between the markers. A region that another
+// script writes (regions.go: otherScriptsRegions) is only checked to be on a page.
 //
 //	go run ./internal/docnumbers                 # run everything, rewrite every region (10–20 min)
 //	go run ./internal/docnumbers -only 'pam50'   # only the regions whose name matches
@@ -90,10 +91,18 @@ func update(ctx context.Context, o options) error {
 		return err
 	}
 	var selected []region
+	var others []string // selected regions that another script writes
 	for _, name := range regionNames(table) {
-		if o.filter.MatchString(name) {
-			selected = append(selected, table[name])
+		switch r := table[name]; {
+		case !o.filter.MatchString(name):
+		case r.by != "":
+			others = append(others, fmt.Sprintf("%s (written by %s)", name, r.by))
+		default:
+			selected = append(selected, r)
 		}
+	}
+	if len(selected) == 0 && len(others) > 0 {
+		return fmt.Errorf("-only %q selects only regions that another script writes: %s", o.filter, strings.Join(others, "; "))
 	}
 	if len(selected) == 0 {
 		return fmt.Errorf("-only %q selects none of the regions: %s", o.filter, strings.Join(regionNames(table), ", "))

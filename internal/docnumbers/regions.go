@@ -22,6 +22,10 @@ type region struct {
 	machine bool
 	// render computes the region's text. A block region returns lines; an inline one a phrase.
 	render func(e *env) (string, error)
+	// by is the command that writes the region when another script does (its measurement
+	// takes far longer than this one's runs): docnumbers checks that a page has it and leaves
+	// its text alone.
+	by string
 }
 
 // env is what the regions are rendered from: the runs of configs and benchmarks, and the
@@ -64,7 +68,7 @@ func (e *env) nsPerOp(group, name string) (*benchRun, []float64, error) {
 // regionTable is every region of the documentation, by name. A name in the documentation that
 // is not here, or an entry here that no page uses, is an error (TestRegionsAreUsed).
 func regionTable() map[string]region {
-	all := slices.Concat(experimentRegions(), clustbenchRegions(), benchRegions(), buildRegions(), manualRegions())
+	all := slices.Concat(experimentRegions(), clustbenchRegions(), benchRegions(), buildRegions(), manualRegions(), otherScriptsRegions)
 	out := make(map[string]region, len(all))
 	for _, r := range all {
 		if _, dup := out[r.name]; dup {
@@ -83,4 +87,9 @@ func regionNames(t map[string]region) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// otherScriptsRegions are the regions that other scripts write.
+var otherScriptsRegions = []region{
+	{name: "nightly.gate", machine: true, by: "go run ./internal/gatecheck report -doc docs/nightly.md RUN_DIR..."},
 }
