@@ -3,8 +3,8 @@
 // that was slowed on purpose by 5, 10 and 20 % (a planted pair), for every candidate setting of
 // the time test, its significance level, the minimum slowdown (the `time` threshold) and -count.
 //
-//	go run ./internal/gatecheck measure -dir /tmp/gate-quiet -pairs 20 -kmax 5
-//	go run ./internal/gatecheck measure -dir /tmp/gate-load -pairs 20 -kmax 5 -load 1
+//	go run ./internal/gatecheck measure -dir /tmp/gate-quiet -pairs 20 -kmax 3
+//	go run ./internal/gatecheck measure -dir /tmp/gate-load -pairs 20 -kmax 3 -load 1
 //	go run ./internal/gatecheck report -doc docs/nightly.md /tmp/gate-quiet /tmp/gate-load
 //
 // measure builds hcbench with the test-only algorithm spin (./internal/gatecheck/planted) once,

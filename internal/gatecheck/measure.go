@@ -166,7 +166,7 @@ func measure(ctx context.Context, o measureOptions, g grid, stdout io.Writer) er
 	if err != nil {
 		return err
 	}
-	return writeOutputs(ms[0], g, stdout)
+	return writeOutputs(ms[0], stdout)
 }
 
 func kindOfRun(isPlanted bool) string {

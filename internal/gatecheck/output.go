@@ -37,7 +37,7 @@ func report(ctx context.Context, dirs []string, g grid, doc string, stdout io.Wr
 }
 
 // writeOutputs writes one measurement's files and prints its table.
-func writeOutputs(m *measurement, _ grid, stdout io.Writer) error {
+func writeOutputs(m *measurement, stdout io.Writer) error {
 	if err := writeFiles(m); err != nil {
 		return err
 	}
