@@ -138,8 +138,8 @@ type grid struct {
 func (g gridSpec) grid() (grid, error) {
 	out := grid{tests: splitList(*g.tests)}
 	for _, t := range out.tests {
-		if !knownTest(t) {
-			return out, usageError{fmt.Errorf("-tests: %q is not a time test of compare (%s)", t, strings.Join(timeTests, ", "))}
+		if !slices.Contains(compare.TimeTests, t) {
+			return out, usageError{fmt.Errorf("-tests: %q is not a time test of compare (%s)", t, strings.Join(compare.TimeTests, ", "))}
 		}
 	}
 	var err error
@@ -175,8 +175,3 @@ func floats(flagName, s string, lo, hi float64) ([]float64, error) {
 	}
 	return out, nil
 }
-
-// timeTests are compare's time tests (compare.Options.TimeTest).
-var timeTests = []string{compare.TestPooled, compare.TestStratified}
-
-func knownTest(t string) bool { return slices.Contains(timeTests, t) }
