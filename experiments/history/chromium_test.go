@@ -65,10 +65,20 @@ func TestChromiumDrawsHistory(t *testing.T) {
 	dom, stderr := chromiumtest.DumpDOM(t, bin, page)
 	chromiumtest.LogProblems(t, stderr, page)
 
-	// Every series has its panel, drawn.
+	// Every series but the work counters' has its panel, drawn; the counters are a table of one
+	// row per data set and algorithm (greedy, beam and the trellis count).
+	counters := 0
+	for _, s := range series {
+		if s.Metric.Exact {
+			counters++
+		}
+	}
 	figures := regexp.MustCompile(`(?s)<figure class="panel[^"]*" id="([^"]+)"[^>]*>(.*?)</figure>`).FindAllStringSubmatch(dom, -1)
-	if len(figures) != len(series) {
-		t.Errorf("%d panels, want one per series: %d", len(figures), len(series))
+	if len(figures) != len(series)-counters || counters != 4 {
+		t.Errorf("%d panels, want one per series but the %d counters': %d", len(figures), counters, len(series)-counters)
+	}
+	if rows := regexp.MustCompile(`<tr id="c0-\d+">`).FindAllString(dom, -1); len(rows) != 3 {
+		t.Errorf("%d rows of counters, want 3 (greedy, beam, trellis)", len(rows))
 	}
 	for _, fig := range figures {
 		id, body := fig[1], fig[2]

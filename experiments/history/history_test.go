@@ -23,6 +23,8 @@ import (
 type fixture struct {
 	// plant changes the records of run i (0-based) in place; nil plants nothing.
 	plant func(i int, r *results.Record)
+	// manifest changes the manifest of run i; nil changes nothing.
+	manifest func(i int, m *results.Manifest)
 }
 
 var fixtureStart = time.Date(2026, 1, 1, 2, 0, 0, 0, time.UTC)
@@ -72,6 +74,13 @@ func (f fixture) writeRun(t testing.TB, d string, i int, status string) {
 			if a == "trellis" {
 				rec.LogZ = results.Log(mapLL + 1.5)
 			}
+			// Work counters, the same every night: the trellis's grow as 3^N.
+			if a != "truth" {
+				rec.Counters = map[string]int64{"evals": int64(10*n + len(a))}
+				if a == "trellis" {
+					rec.Counters["splits"] = int64(math.Pow(3, float64(n)))
+				}
+			}
 			if f.plant != nil {
 				f.plant(i, &rec)
 			}
@@ -102,6 +111,9 @@ func (f fixture) writeRun(t testing.TB, d string, i int, status string) {
 	}
 	if status != results.StatusComplete {
 		m.Finished = len(recs) / 2
+	}
+	if f.manifest != nil {
+		f.manifest(i, &m)
 	}
 	if err := m.WriteFile(filepath.Join(d, results.ManifestFile)); err != nil {
 		t.Fatal(err)

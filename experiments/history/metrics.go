@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/results"
@@ -33,8 +34,12 @@ type Metric struct {
 	// Value returns a successful record's value in its run.
 	Value func(r *results.Record, run *metric.Run) (float64, bool)
 	// Tolerance is the smallest change that can be a step, given the thresholds of the
-	// experiment's latest run (see DetectSteps).
+	// experiment's latest run (see DetectSteps); for a work counter, the largest rise that is
+	// not a regression (its Rel: the `counters` threshold).
 	Tolerance func(th results.Thresholds) Tolerance
+	// Exact marks a work counter: an exact count, whose every change is a step (ExactSteps),
+	// never noise.
+	Exact bool
 }
 
 // Metric keys that history treats specially.
@@ -48,8 +53,32 @@ const (
 // TimeTolerance is the least change of a median task time that can be a step: more than 5 % of
 // the level before (asv's default regression threshold), with the slower level at least 1 ms
 // (compare's floor for a time regression: below it, a task's time is mostly the clock's, the
-// scheduler's and the garbage collector's).
+// scheduler's and the garbage collector's). A run's `time` threshold above 5 % raises it
+// (TimeToleranceIn).
 var TimeTolerance = Tolerance{Rel: 0.05, Floor: 1e-3}
+
+// TimeToleranceIn is the time's tolerance under a run's thresholds: TimeTolerance, its relative
+// part raised to the `time` threshold where that is larger, so that history calls no step that
+// compare would not flag. Its Rel is the least slowdown the gate resolves (see TimeNoise).
+func TimeToleranceIn(th results.Thresholds) Tolerance {
+	t := TimeTolerance
+	t.Rel = max(t.Rel, metric.Builtin(metric.Time).ThresholdIn(th))
+	return t
+}
+
+// CounterPrefix begins the metric key of a work counter's series: counters.<key>.
+const CounterPrefix = metric.Counters + "."
+
+// CounterMetric is the metric of the work counter key: its total over a group's items, lower is
+// better, exact (any change is a step), a rise beyond the run's `counters` threshold (a
+// fraction of the level before; 0: any rise) a regression.
+func CounterMetric(key string) Metric {
+	m := metric.Builtin(metric.Counters)
+	return Metric{
+		Key: CounterPrefix + key, Name: "work counter " + key, Definition: m.Definition, Better: m.Better, Exact: true,
+		Tolerance: func(th results.Thresholds) Tolerance { return Tolerance{Rel: m.ThresholdIn(th)} },
+	}
+}
 
 // MAPTolerance is how close a tree must come to the exact MAP to reach it (metric.MAPTolerance).
 const MAPTolerance = metric.MAPTolerance
@@ -62,15 +91,19 @@ const floatTolerance = 1e-12
 // table that history tracks (the gaps to the exact MAP and to the truth, the share of items
 // reaching the MAP, the log-likelihood, the log evidence, the dendrogram purity, log Z and the
 // median task time, and any metric registered since). A quality metric's tolerance is its
-// threshold in the run (metric.Metric.ThresholdIn); the time's is TimeTolerance, a rule of its
-// own as compare's Mann-Whitney test is.
+// threshold in the run (metric.Metric.ThresholdIn); the time's is TimeToleranceIn, a rule of its
+// own as compare's Mann-Whitney test is. The work counters' entry is not among them: each
+// counter is a metric of its own (CounterMetric), named by the records.
 func Metrics() []Metric {
 	var out []Metric
 	for _, m := range metric.Tracked(metric.History) {
+		if m.Counter {
+			continue
+		}
 		hm := Metric{Key: m.Key, Name: m.Name, Unit: m.Unit, Definition: m.Definition, Better: m.Better, Median: m.Median, Value: m.Of,
 			Tolerance: func(th results.Thresholds) Tolerance { return Tolerance{Abs: m.ThresholdIn(th), Rel: floatTolerance} }}
 		if m.Key == MetricTime {
-			hm.Tolerance = func(results.Thresholds) Tolerance { return TimeTolerance }
+			hm.Tolerance = TimeToleranceIn
 		}
 		out = append(out, hm)
 	}
@@ -78,8 +111,12 @@ func Metrics() []Metric {
 }
 
 // MetricByKey returns the metric of a key, or of one of its old keys (a database written by an
-// earlier build names the dendrogram purity "purity").
+// earlier build names the dendrogram purity "purity"); counters.<key> is a work counter's
+// (CounterMetric).
 func MetricByKey(key string) (Metric, bool) {
+	if c, ok := strings.CutPrefix(key, CounterPrefix); ok && metric.ValidCounterKey(c) {
+		return CounterMetric(c), true
+	}
 	if m, ok := metric.Lookup(key); ok {
 		key = m.Key
 	}
@@ -123,7 +160,9 @@ type Group struct {
 }
 
 // Summarise groups the records of one run by data set, algorithm label and N, and by data set
-// and algorithm label over every N, and summarises each group by every metric.
+// and algorithm label over every N, and summarises each group by every metric; the groups over
+// every N also by each work counter that their successful records hold (counters.<key>: the
+// total over those records, exact below 2⁵³).
 func Summarise(recs []results.Record) []Group {
 	// Plan order (by name: data sets, items, algorithms), so that the means of a run whose
 	// records were written in another order have the same bits.
@@ -132,14 +171,15 @@ func Summarise(recs []results.Record) []Group {
 	run := metric.NewRun(recs)
 	ms := Metrics()
 	type acc struct {
-		g    Group
-		vals map[string][]float64
+		g      Group
+		vals   map[string][]float64
+		counts map[string]int64
 	}
 	groups := map[GroupKey]*acc{}
 	get := func(k GroupKey, r *results.Record) *acc {
 		a := groups[k]
 		if a == nil {
-			a = &acc{g: Group{GroupKey: k, AlgorithmName: r.AlgorithmName, Values: map[string]float64{}, Items: map[string]int{}}, vals: map[string][]float64{}}
+			a = &acc{g: Group{GroupKey: k, AlgorithmName: r.AlgorithmName, Values: map[string]float64{}, Items: map[string]int{}}, vals: map[string][]float64{}, counts: map[string]int64{}}
 			groups[k] = a
 		}
 		return a
@@ -158,6 +198,16 @@ func Summarise(recs []results.Record) []Group {
 					a.vals[m.Key] = append(a.vals[m.Key], v)
 				}
 			}
+			if k.N != AllN {
+				continue
+			}
+			// A counter's series is over all N only: its total per N would repeat it.
+			for c := range r.Counters {
+				if v, ok := metric.CounterOf(r, c); ok {
+					a.counts[c] += v
+					a.g.Items[CounterPrefix+c]++
+				}
+			}
 		}
 	}
 	var out []Group
@@ -173,6 +223,9 @@ func Summarise(recs []results.Record) []Group {
 				a.g.Values[m.Key] = mean(vs)
 			}
 			a.g.Items[m.Key] = len(vs)
+		}
+		for c, v := range a.counts {
+			a.g.Values[CounterPrefix+c] = float64(v)
 		}
 		out = append(out, a.g)
 	}

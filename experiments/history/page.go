@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/results"
 )
 
@@ -50,7 +51,7 @@ func WritePage(w io.Writer, h *History, o PageOptions) error {
 			})
 		}
 		js.Experiments = append(js.Experiments, je)
-		pe := pageExperiment{Name: e.Name, Runs: len(e.Runs), Dropped: e.Dropped, RunRows: runRows(e.Runs)}
+		pe := pageExperiment{Name: e.Name, Runs: len(e.Runs), Dropped: e.Dropped, RunRows: runRows(e.Runs), CounterDefinition: metric.Builtin(metric.Counters).Definition}
 		if len(e.Runs) > 0 {
 			pe.From = e.Runs[0].Start.UTC().Format("2006-01-02 15:04Z")
 			pe.To = e.Runs[len(e.Runs)-1].Start.UTC().Format("2006-01-02 15:04Z")
@@ -59,6 +60,10 @@ func WritePage(w io.Writer, h *History, o PageOptions) error {
 		var pds *pageDataset
 		for _, s := range e.Series {
 			id := fmt.Sprintf("s%d-%d", ei, len(ids))
+			if s.Metric.Exact {
+				ids[s] = counterRow(&pe, s, ei)
+				continue
+			}
 			ids[s] = id
 			js.Series[id] = seriesJS(s, ei, len(e.Runs))
 			if pm == nil || pm.Key != s.Metric.Key {
@@ -72,6 +77,12 @@ func WritePage(w io.Writer, h *History, o PageOptions) error {
 			}
 			p := pagePanel{ID: id, Algorithm: s.Algorithm, N: NLabel(s.N), Flag: flag(s),
 				Latest: FormatValue(s.Points[len(s.Points)-1].Value, s.Metric.Unit)}
+			if s.Noise != nil {
+				p.Noise, p.Noisy = s.Noise.Why(), s.Noise.Noisy
+				if p.Noisy {
+					pm.Noisy++
+				}
+			}
 			pm.Series++
 			if p.Flag != "" {
 				pm.Steps++
@@ -106,6 +117,9 @@ func WritePage(w io.Writer, h *History, o PageOptions) error {
 		}
 		if f.OnePoint {
 			c.Notes = append(c.Notes, "latest run only")
+		}
+		if s.Noise != nil && s.Noise.Noisy {
+			c.Notes = append(c.Notes, "noisy series: its times are not gated")
 		}
 		groups := &pd.Others
 		if f.Regression {
@@ -159,6 +173,28 @@ func WritePage(w io.Writer, h *History, o PageOptions) error {
 	}
 	pd.Data = template.JS(b)
 	return pageTmpl.Execute(w, pd)
+}
+
+// counterRow adds a work counter's series to its row of the experiment's table of counters (one
+// row per data set and algorithm, in the series' order) and returns the row's id, which the
+// tables of steps link to.
+func counterRow(pe *pageExperiment, s *Series, exp int) string {
+	i := slices.IndexFunc(pe.Counters, func(r pageCounterRow) bool { return r.Dataset == s.Dataset && r.Algorithm == s.Algorithm })
+	if i < 0 {
+		pe.Counters = append(pe.Counters, pageCounterRow{ID: fmt.Sprintf("c%d-%d", exp, len(pe.Counters)), Dataset: s.Dataset, Algorithm: s.Algorithm})
+		i = len(pe.Counters) - 1
+	}
+	r := &pe.Counters[i]
+	c := pageCounter{Key: strings.TrimPrefix(s.Metric.Key, CounterPrefix), Latest: s.Metric.Format(s.Points[len(s.Points)-1].Value), Flag: flag(s)}
+	for _, ch := range s.Changes {
+		c.Steps = append(c.Steps, fmt.Sprintf("%s %s → %s at run %d", ch.Kind(), s.Metric.Format(ch.From), s.Metric.Format(ch.To), ch.After+1))
+	}
+	if len(c.Steps) > 0 {
+		r.Stepped++
+		pe.CounterSteps++
+	}
+	r.Counters = append(r.Counters, c)
+	return r.ID
 }
 
 // runRows lists the runs for the table of runs, in time order.
@@ -293,6 +329,25 @@ type pageExperiment struct {
 	Metrics       []pageMetric
 	// RunRows are the runs as the table of runs lists them.
 	RunRows []pageRun
+	// Counters are the rows of the work counters' table; CounterSteps counts the counters with
+	// a step.
+	Counters          []pageCounterRow
+	CounterSteps      int
+	CounterDefinition string
+}
+
+// pageCounterRow is a data set and algorithm's line of the work counters' table: each counter's
+// latest total, and its steps.
+type pageCounterRow struct {
+	ID, Dataset, Algorithm string
+	Counters               []pageCounter
+	// Stepped counts the counters with a step.
+	Stepped int
+}
+
+type pageCounter struct {
+	Key, Latest, Flag string
+	Steps             []string
 }
 
 // pageRun is a row of the table of runs: what each point of the trends comes from.
@@ -306,8 +361,10 @@ type pageRun struct {
 type pageMetric struct {
 	Key, Name, Better, Definition string
 	Series, Steps                 int
-	Open                          bool
-	Datasets                      []pageDataset
+	// Noisy counts the timing series labelled noisy.
+	Noisy    int
+	Open     bool
+	Datasets []pageDataset
 }
 
 type pageDataset struct {
@@ -319,6 +376,9 @@ type pageDataset struct {
 
 type pagePanel struct {
 	ID, Algorithm, N, Flag string
+	// Noise is a timing series' noise label in words (TimeNoise.Why), Noisy its verdict.
+	Noise string
+	Noisy bool
 	// Latest is the value of the latest run that has the series.
 	Latest string
 }

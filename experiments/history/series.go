@@ -60,6 +60,8 @@ type Series struct {
 	// Fit is the step fit of the values, and Changes its steps.
 	Fit     Fit
 	Changes []Change
+	// Noise is a timing series' noise label (nil for the other metrics).
+	Noise *TimeNoise
 }
 
 // Point is a series' value in one run.
@@ -242,28 +244,47 @@ func (h *DB) Load(ctx context.Context, last int) (*History, error) {
 		for i, m := range Metrics() {
 			metricRank[m.Key] = i
 		}
+		// The work counters after the table's metrics, by key.
+		rank := func(k string) int {
+			if r, ok := metricRank[k]; ok {
+				return r
+			}
+			return len(metricRank)
+		}
 		slices.SortFunc(e.Series, func(a, b *Series) int {
-			return cmp.Or(cmp.Compare(metricRank[a.Metric.Key], metricRank[b.Metric.Key]), dsRank(a.Dataset, b.Dataset),
+			return cmp.Or(cmp.Compare(rank(a.Metric.Key), rank(b.Metric.Key)), cmp.Compare(a.Metric.Key, b.Metric.Key), dsRank(a.Dataset, b.Dataset),
 				algRank(a.Algorithm, b.Algorithm), cmp.Compare(a.N, b.N))
 		})
 	}
 	return hist, nil
 }
 
-// detect fits the series and classifies its steps; the tolerance comes from the thresholds of
-// the latest run that has the series.
+// detect fits the series and classifies its steps, and labels a timing series' noise; the
+// tolerance comes from the thresholds of the latest run that has the series. A work counter's
+// every change is a step (ExactSteps), a regression when it rises beyond the tolerance.
 func detect(s *Series, runs []Run) {
 	y := make([]float64, len(s.Points))
 	for i, p := range s.Points {
 		y[i] = p.Value
 	}
 	tol := s.Metric.Tolerance(runs[s.Points[len(s.Points)-1].Run].Thresholds)
-	s.Fit = DetectSteps(y, tol)
+	if s.Metric.Exact {
+		s.Fit = ExactSteps(y)
+	} else {
+		s.Fit = DetectSteps(y, tol)
+	}
+	if s.Metric.Key == MetricTime {
+		n := TimeNoiseOf(y, tol.Rel)
+		s.Noise = &n
+	}
 	lastLevel := s.Fit.Segments[len(s.Fit.Segments)-1].Level
 	for _, st := range s.Fit.Steps() {
 		c := Change{Step: st, Before: s.Points[st.Before].Run, After: s.Points[st.After].Run}
 		c.Regression = s.Metric.Better.Worse(st.From, st.To)
-		c.Improvement = s.Metric.Better != Neither && !c.Regression
+		if s.Metric.Exact {
+			c.Regression = c.Regression && math.Abs(st.To-st.From) > tol.Rel*math.Abs(st.From)
+		}
+		c.Improvement = s.Metric.Better != Neither && !s.Metric.Better.Worse(st.From, st.To)
 		need := max(tol.Abs, tol.Rel*math.Abs(st.From))
 		c.Persists = math.Abs(lastLevel-st.From) > need && (s.Metric.Better == Neither || s.Metric.Better.Worse(st.From, lastLevel) == c.Regression)
 		b, a := runs[c.Before], runs[c.After]

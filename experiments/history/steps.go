@@ -330,3 +330,19 @@ func (h *floatHeap) Pop() any {
 	*h = old[:len(old)-1]
 	return v
 }
+
+// ExactSteps fits an exact series (a work counter's totals) by its runs of equal values: every
+// change, however small, is a step, and no point is an outlier, as a count that the same code
+// repeats exactly has no noise to tell a change from.
+func ExactSteps(y []float64) Fit {
+	var f Fit
+	for i := 0; i < len(y); {
+		j := i + 1
+		for j < len(y) && y[j] == y[i] {
+			j++
+		}
+		f.Segments = append(f.Segments, segmentOf(y, indices(i, j)))
+		i = j
+	}
+	return f
+}
