@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hcbench/hcbench/experiments/compare"
 	"github.com/hcbench/hcbench/experiments/config"
 	"github.com/hcbench/hcbench/experiments/history"
 	"github.com/hcbench/hcbench/experiments/results"
@@ -30,15 +32,24 @@ piecewise constant levels, an L1 Potts fit with a penalty scaled to the trend's 
 closer than the config's threshold merged, a level of one run an outlier unless it is the
 latest); and a table of the steps that made a metric worse. It prints the regressions;
 -bisect METRIC prints every step of one metric with the last run before it and the first run
-after it, and the git bisect command between their revisions.
+after it, and the git bisect command between their revisions. Work counters (counters.KEY) are
+exact: every change is a step, a rise a regression. A timing series whose run-to-run spread
+exceeds what the gate resolves is labelled noisy.
+
+history -check is the gate for a nightly or CI job: it judges the last RUN_DIR (the run under
+test) against those before it, given in time order, in a temporary database of them alone, and
+prints one line per regression or undecided part.
 `
 
 // historyExits ends history's usage, after the list of metrics: a format of the time
 // tolerance's relative part (%) and floor (ms).
-const historyExits = `A step of a time must exceed %g %% of the level before, and the slower level %g ms.
+const historyExits = `A step of a time must exceed %g %% of the level before (or the time threshold), and the
+slower level %g ms.
 Exit codes: 0 ok (regressions are on the page and printed, not an error), 1 a directory
 skipped (not a run, or an unfinished one) or an unusable database, 2 usage, 130 interrupted.
-See docs/history.md.
+With -check: 0 nothing regressed, 1 something regressed, 2 the gate could not decide (too few
+runs, other configs or data, a failed task, a missing directory, a usage error) and nothing
+regressed, 130 interrupted. See docs/history.md.
 `
 
 // defaultHistoryDB is the history database of the history command without -db.
@@ -52,7 +63,7 @@ const maxListed = 10
 // directory that is no run is skipped with a message, and makes the exit code 1; regressions do
 // not (the history holds old ones), -bisect and the page show them.
 func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("history", stderr, "history [-db FILE] [-o FILE] [-last N] [-bisect METRIC] [RUN_DIR...]")
+	fs := newFlags("history", stderr, "history [-db FILE] [-o FILE] [-last N] [-bisect METRIC] [RUN_DIR...]\n       hcbench history -check [-markdown FILE] RUN_DIR...")
 	synopsis := fs.Usage
 	fs.Usage = func() {
 		synopsis()
@@ -61,6 +72,8 @@ func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		for _, m := range history.Metrics() {
 			fmt.Fprintf(fs.Output(), "  %-15s %s (%s)\n", m.Key, m.Name, history.BetterWords(m.Better))
 		}
+		c := history.CounterMetric("KEY")
+		fmt.Fprintf(fs.Output(), "  %-15s %s (%s; exact: any change is a step)\n", c.Key, c.Name, history.BetterWords(c.Better))
 		fmt.Fprintf(fs.Output(), historyExits, 100*history.TimeTolerance.Rel, 1000*history.TimeTolerance.Floor)
 	}
 	// The defaults are under runs/, which git ignores: in a checkout, a database and page in its
@@ -69,9 +82,14 @@ func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	out := fs.String("o", "", "the page to write (default: "+history.PageFile+" in the database's directory)")
 	last := fs.Int("last", 100, "show the latest N runs of each experiment and find the steps in them (0: all)")
 	bisect := fs.String("bisect", "", "print every step of this metric (a key of the list below): the runs between which it changed")
+	check := fs.Bool("check", false, "the gate: judge the last RUN_DIR against those before it (in time order), in a temporary database of them alone; exit 0 nothing regressed, 1 something did, 2 undecided")
+	markdown := fs.String("markdown", "", "with -check: also write the findings as Markdown (a pull-request comment) to this file")
 	dirs, err := parse(fs, args)
 	if err != nil {
 		return flagError(fs, err, stdout)
+	}
+	if *check || *markdown != "" {
+		return historyCheck(ctx, fs, dirs, *check, *markdown, stdout, stderr)
 	}
 	if *last < 0 {
 		fmt.Fprintf(stderr, "hcbench: -last must be 0 (all runs) or positive, got %d\n", *last)
@@ -212,7 +230,113 @@ func writeRegressions(w io.Writer, h *history.History) {
 			latest = "; latest run only"
 		}
 		fmt.Fprintf(w, "  %s: %s · %s · %s · %s: %s → %s from run %d (%s, %s%s)\n", s.Metric.Key, e.Name, s.Dataset, s.Algorithm, history.NLabel(s.N),
-			history.FormatValue(f.From, s.Metric.Unit), history.FormatValue(f.To, s.Metric.Unit), f.After+1, after.Start.UTC().Format("2006-01-02 15:04Z"),
+			s.Metric.Format(f.From), s.Metric.Format(f.To), f.After+1, after.Start.UTC().Format("2006-01-02 15:04Z"),
 			history.RevisionLabel(after.Build), latest)
+	}
+}
+
+// historyCheck is history -check: the gate over the run directories given, the last the run
+// under test (history.Check). It prints the findings one per line, then what was not gated, and
+// writes them as Markdown to markdown when named.
+func historyCheck(ctx context.Context, fs *flag.FlagSet, dirs []string, check bool, markdown string, stdout, stderr io.Writer) int {
+	var other []string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name != "check" && f.Name != "markdown" {
+			other = append(other, "-"+f.Name)
+		}
+	})
+	switch {
+	case !check:
+		fmt.Fprintln(stderr, "hcbench: history: -markdown goes with -check")
+		return ExitUsage
+	case len(other) > 0:
+		fmt.Fprintf(stderr, "hcbench: history -check judges the directories given in a temporary database of them alone: %s %s no part in it\n",
+			strings.Join(other, ", "), results.Plural(len(other), "takes", "take"))
+		return ExitUsage
+	case len(dirs) == 0:
+		fmt.Fprintln(stderr, "hcbench: history -check: give the run directories in time order, the run under test last")
+		return ExitUsage
+	}
+	res, err := history.Check(ctx, dirs)
+	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintln(stderr, "hcbench: interrupted:", context.Cause(ctx))
+		return ExitInterrupted
+	case err != nil:
+		fmt.Fprintln(stderr, "hcbench: history -check could not decide:", err)
+		return ExitUsage
+	}
+	fmt.Fprintf(stdout, "history -check: %s against %s before it\n", res.Tested, english.Count(res.History, "run", "runs"))
+	writeFindings(stdout, res.Findings)
+	for _, n := range res.Notes {
+		fmt.Fprintln(stdout, "note:", n)
+	}
+	code := ExitOK
+	switch {
+	case res.Regressed():
+		code = ExitFailure
+	case res.Undecided():
+		code = ExitUsage
+	}
+	verdict := map[int]string{ExitOK: "nothing regressed", ExitFailure: "regressed", ExitUsage: "undecided"}[code]
+	fmt.Fprintf(stdout, "verdict: %s (exit %d)\n", verdict, code)
+	if markdown != "" {
+		var b bytes.Buffer
+		fmt.Fprintf(&b, "**hcbench history -check**: %s against %s before it: **%s**\n\n", res.Tested, english.Count(res.History, "run", "runs"), verdict)
+		writeFindingsMarkdown(&b, res.Findings)
+		for _, n := range res.Notes {
+			fmt.Fprintf(&b, "\n- note: %s", n)
+		}
+		if len(res.Notes) > 0 {
+			b.WriteString("\n")
+		}
+		if err := results.WriteFileAtomic(markdown, b.Bytes()); err != nil {
+			fmt.Fprintln(stderr, "hcbench:", err)
+			return max(code, ExitUsage)
+		}
+	}
+	return code
+}
+
+// writeFindings prints a gate's findings one per line, for a CI log: "regression:" or
+// "undecided:", the metric, data set and algorithm, old → new, and the figure.
+func writeFindings(w io.Writer, fs []compare.Finding) {
+	for _, f := range fs {
+		kind := "regression"
+		if f.Undecided {
+			kind = "undecided"
+		}
+		var where []string
+		for _, s := range []string{f.Metric, f.Dataset, f.Algorithm} {
+			if s != "" {
+				where = append(where, s)
+			}
+		}
+		line := kind + ":"
+		if len(where) > 0 {
+			line += " " + strings.Join(where, " · ") + ":"
+		}
+		if f.Old != "" || f.New != "" {
+			line += " " + f.Old + " → " + f.New + ";"
+		}
+		fmt.Fprintln(w, line, f.Figure)
+	}
+}
+
+// writeFindingsMarkdown writes a gate's findings as a Markdown table, for a pull-request
+// comment; nothing when there are none.
+func writeFindingsMarkdown(w io.Writer, fs []compare.Finding) {
+	if len(fs) == 0 {
+		return
+	}
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+	fmt.Fprintln(w, "| | metric | data set | algorithm | old | new | figure |")
+	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- |")
+	for _, f := range fs {
+		kind := "regression"
+		if f.Undecided {
+			kind = "undecided"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", kind, cell(f.Metric), cell(f.Dataset), cell(f.Algorithm), cell(f.Old), cell(f.New), cell(f.Figure))
 	}
 }

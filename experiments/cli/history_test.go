@@ -238,3 +238,126 @@ func TestHistoryProblems(t *testing.T) {
 		t.Error("an interrupted history wrote its page")
 	}
 }
+
+const checkConfig = `version: 1
+name: gate
+datasets:
+  - {name: q, generator: ginkgo, jets: 4, min_leaves: 5, max_leaves: 6, t_cut: 16}
+algorithms: [truth, greedy, trellis]
+reports: [summary]
+`
+
+// editRecords rewrites the records of run directory dir through edit.
+func editRecords(t *testing.T, dir string, edit func(r *results.Record)) {
+	t.Helper()
+	path := filepath.Join(dir, results.ResultsFile)
+	recs, err := results.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := results.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range recs {
+		edit(&recs[i])
+		if err := w.Write(&recs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHistoryCheckExitCodes is the CI contract of history -check over real runs: four runs of
+// one config, each record given a work counter "planted" (1000 + N, beside any counter the
+// algorithm keeps). The first three (an A/A history) exit 0; the fourth, with one more count on
+// one greedy task, exits 1 and prints that counter's row, old → new, +1; the Markdown file holds
+// the same row. Too few runs, a missing directory, a run of another config and a usage error
+// exit 2.
+func TestHistoryCheckExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "gate.yaml", checkConfig)
+	var dirs []string
+	for i := range 4 {
+		d := filepath.Join(dir, fmt.Sprintf("gate-%d", i+1))
+		runOK(t, "run", cfg, "-out", d)
+		first := true
+		editRecords(t, d, func(r *results.Record) {
+			if r.Error != "" {
+				return
+			}
+			if r.Counters == nil {
+				r.Counters = map[string]int64{}
+			}
+			r.Counters["planted"] = 1000 + int64(r.N)
+			if i == 3 && r.Algorithm == "greedy" && first {
+				r.Counters["planted"]++
+				first = false
+			}
+		})
+		dirs = append(dirs, d)
+	}
+	ctx := context.Background()
+	check := func(want int, args ...string) string {
+		t.Helper()
+		code, stdout, stderr := run(t, ctx, append([]string{"history", "-check"}, args...)...)
+		if code != want {
+			t.Errorf("history -check %s: exit %d, want %d\n%s%s", strings.Join(args, " "), code, want, stdout, stderr)
+		}
+		return stdout + stderr
+	}
+	out := check(ExitOK, dirs[:3]...)
+	if !strings.Contains(out, "against 2 runs before it") || !strings.Contains(out, "verdict: nothing regressed (exit 0)") || strings.Contains(out, "regression:") {
+		t.Errorf("A/A:\n%s", out)
+	}
+	md := filepath.Join(dir, "check.md")
+	out = check(ExitFailure, append([]string{"-markdown", md}, dirs...)...)
+	recs, err := results.ReadFile(filepath.Join(dirs[2], results.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, r := range recs {
+		if r.Algorithm == "greedy" && r.Error == "" {
+			total += 1000 + int64(r.N)
+		}
+	}
+	line := fmt.Sprintf("regression: counters.planted · q · greedy: %d → %d; +1 (", total, total+1)
+	if !strings.Contains(out, line) || strings.Count(out, "regression:") != 1 || !strings.Contains(out, "verdict: regressed (exit 1)") {
+		t.Errorf("planted: want one line %q…:\n%s", line, out)
+	}
+	if m := mustRead(t, md); !strings.Contains(m, fmt.Sprintf("| regression | counters.planted | q | greedy | %d | %d | +1 (", total, total+1)) {
+		t.Errorf("the Markdown lacks the planted row:\n%s", m)
+	}
+
+	for _, c := range []struct {
+		name, want string
+		args       []string
+	}{
+		{"too few runs", "1 run before the run under test, 2 needed", dirs[2:]},
+		{"missing", "no such run directory", append([]string{filepath.Join(dir, "gate-0")}, dirs[:3]...)},
+		{"usage", "-db takes no part in it", []string{"-db", filepath.Join(dir, "h.db"), dirs[0]}},
+		{"no directories", "give the run directories", nil},
+	} {
+		if out := check(ExitUsage, c.args...); !strings.Contains(out, c.want) {
+			t.Errorf("%s: output lacks %q:\n%s", c.name, c.want, out)
+		}
+	}
+	// A run of another config in the history: left out and said, and the rest still judged.
+	m, err := results.ReadManifest(filepath.Join(dirs[0], results.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.ConfigHash = strings.Repeat("0", 64)
+	if err := m.WriteFile(filepath.Join(dirs[0], results.ManifestFile)); err != nil {
+		t.Fatal(err)
+	}
+	if out := check(ExitUsage, dirs[:3]...); !strings.Contains(out, "undecided: "+dirs[0]+": another config") {
+		t.Errorf("another config:\n%s", out)
+	}
+	if out := check(ExitFailure, dirs...); !strings.Contains(out, line) {
+		t.Errorf("another config beside the planted rise:\n%s", out)
+	}
+}

@@ -39,7 +39,7 @@ func WriteBisect(w io.Writer, h *History, key string) error {
 	var order []pairKey
 	for _, f := range found {
 		e, s := f.Experiment, f.Series
-		fmt.Fprintf(bw, "\n%s · %s · %s · %s: %s %s → %s", e.Name, s.Dataset, s.Algorithm, NLabel(s.N), f.Kind(), FormatValue(f.From, m.Unit), FormatValue(f.To, m.Unit))
+		fmt.Fprintf(bw, "\n%s · %s · %s · %s: %s %s → %s", e.Name, s.Dataset, s.Algorithm, NLabel(s.N), f.Kind(), m.Format(f.From), m.Format(f.To))
 		fmt.Fprintf(bw, " (%s)", formatChange(m, f.From, f.To))
 		var notes []string
 		if f.Regression && f.Persists {

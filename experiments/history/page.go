@@ -108,7 +108,7 @@ func WritePage(w io.Writer, h *History, o PageOptions) error {
 		e, s := f.Experiment, f.Series
 		c := pageChange{
 			ID: ids[f.Series], Kind: f.Kind(), Metric: s.Metric.Name, Dataset: s.Dataset, Algorithm: s.Algorithm, N: NLabel(s.N),
-			From: FormatValue(f.From, s.Metric.Unit), To: FormatValue(f.To, s.Metric.Unit), Change: formatChange(s.Metric, f.From, f.To),
+			From: s.Metric.Format(f.From), To: s.Metric.Format(f.To), Change: formatChange(s.Metric, f.From, f.To),
 		}
 		if f.Regression && f.Persists {
 			c.Notes = append(c.Notes, "not recovered")
@@ -219,9 +219,12 @@ func shortConfig(hash string) string {
 }
 
 // formatChange writes the change of a step: as a percentage for time, whose ratios mean
-// something, and as a difference in the metric's unit for the rest (a percentage of a
-// log-likelihood does not).
+// something, exactly for a work counter, and as a difference in the metric's unit for the rest
+// (a percentage of a log-likelihood does not).
 func formatChange(m Metric, from, to float64) string {
+	if m.Exact {
+		return fmt.Sprintf("%+.0f", to-from)
+	}
 	if m.Key == MetricTime && from > 0 {
 		return fmt.Sprintf("%+.1f %%", 100*(to-from)/from)
 	}
