@@ -309,7 +309,7 @@ func TestHistoryCheckExitCodes(t *testing.T) {
 		return stdout + stderr
 	}
 	out := check(ExitOK, dirs[:3]...)
-	if !strings.Contains(out, "against 2 runs before it") || !strings.Contains(out, "verdict: nothing regressed (exit 0)") || strings.Contains(out, "regression:") {
+	if !strings.Contains(out, "against 2 runs before it") || !strings.HasSuffix(out, "check: pass (nothing regressed)\n") || strings.Contains(out, "\nregression ") {
 		t.Errorf("A/A:\n%s", out)
 	}
 	md := filepath.Join(dir, "check.md")
@@ -324,11 +324,11 @@ func TestHistoryCheckExitCodes(t *testing.T) {
 			total += 1000 + int64(r.N)
 		}
 	}
-	line := fmt.Sprintf("regression: counters.planted · q · greedy: %d → %d; +1 (", total, total+1)
-	if !strings.Contains(out, line) || strings.Count(out, "regression:") != 1 || !strings.Contains(out, "verdict: regressed (exit 1)") {
+	line := fmt.Sprintf("\nregression counters.planted q/greedy %d → %d (+1 (", total, total+1)
+	if !strings.Contains(out, line) || strings.Count(out, "\nregression ") != 1 || !strings.HasSuffix(out, "check: regressed (1 regression)\n") {
 		t.Errorf("planted: want one line %q…:\n%s", line, out)
 	}
-	if m := mustRead(t, md); !strings.Contains(m, fmt.Sprintf("| regression | counters.planted | q | greedy | %d | %d | +1 (", total, total+1)) {
+	if m := mustRead(t, md); !strings.Contains(m, fmt.Sprintf("| regression | `counters.planted` | q | greedy | %d | %d | +1 (", total, total+1)) {
 		t.Errorf("the Markdown lacks the planted row:\n%s", m)
 	}
 
@@ -354,7 +354,7 @@ func TestHistoryCheckExitCodes(t *testing.T) {
 	if err := m.WriteFile(filepath.Join(dirs[0], results.ManifestFile)); err != nil {
 		t.Fatal(err)
 	}
-	if out := check(ExitUsage, dirs[:3]...); !strings.Contains(out, "undecided: "+dirs[0]+": another config") {
+	if out := check(ExitUsage, dirs[:3]...); !strings.Contains(out, "undecided: "+dirs[0]+": another config") || !strings.Contains(out, "\ncheck: undecided (") {
 		t.Errorf("another config:\n%s", out)
 	}
 	if out := check(ExitFailure, dirs...); !strings.Contains(out, line) {

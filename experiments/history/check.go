@@ -250,7 +250,7 @@ func judge(res *CheckResult, e *Experiment) {
 			f.Figure = fmt.Sprintf("%s, threshold %g", formatChange(s.Metric, step.From, step.To), tol.Abs)
 		}
 		if s.N != AllN {
-			f.Dataset += " (" + NLabel(s.N) + ")"
+			f.Figure = NLabel(s.N) + ": " + f.Figure
 			byN = append(byN, f)
 			continue
 		}
@@ -258,8 +258,7 @@ func judge(res *CheckResult, e *Experiment) {
 		res.Findings = append(res.Findings, f)
 	}
 	for _, f := range byN {
-		ds, _, _ := strings.Cut(f.Dataset, " (")
-		if !regressedAllN[rowKey{f.Metric, ds, f.Algorithm}] {
+		if !regressedAllN[rowKey{f.Metric, f.Dataset, f.Algorithm}] {
 			res.Findings = append(res.Findings, f)
 		}
 	}

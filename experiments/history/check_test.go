@@ -3,10 +3,12 @@ package history
 import (
 	"context"
 	"fmt"
+	"html"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -284,5 +286,38 @@ func TestCheckUndecided(t *testing.T) {
 				t.Errorf("the first finding is %+v, want the planted counter's regression", res.Findings[0])
 			}
 		})
+	}
+}
+
+// TestPageCountersAndNoise: the page lists greedy's counters on one line with the planted step,
+// the table of regressions has the counter's row linked to that line, and the trellis's time
+// panel is marked noisy with its spread and limit in the mark's title.
+func TestPageCountersAndNoise(t *testing.T) {
+	f := timed(0.1, 1)
+	f.plant = chain(f.plant, oneMoreEval)
+	db := openDB(t)
+	ingestAll(t, db, f.writeRuns(t, t.TempDir(), lastRun+1))
+	h, err := db.Load(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WritePage(&b, h, PageOptions{DB: "history.db"}); err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(b.String())
+	total := 3*(10*(5+6+7)) + 9*6
+	row := regexp.MustCompile(`<tr id="(c0-\d+)" class="stepped"><td>qcd · greedy</td><td>(.*)</td></tr>`).FindStringSubmatch(page)
+	if row == nil {
+		t.Fatal("no stepped row of counters for qcd · greedy")
+	}
+	if want := fmt.Sprintf(`<code>evals</code> %d</span> <span class="bad">(regression %d → %d at run 6)</span>`, total+1, total, total+1); !strings.Contains(row[2], want) {
+		t.Errorf("greedy's counters: %s\nwant %s", row[2], want)
+	}
+	if !strings.Contains(page, `<a class="reveal" href="#`+row[1]+`">qcd · greedy · all N</a>`) {
+		t.Error("the table of regressions does not link the counter's step to its row")
+	}
+	if !regexp.MustCompile(`<span class="noisy" title="noisy: spread [0-9.]+ % per run over the last 5 runs > 3.2 %[^"]*">noisy</span> trellis · all N`).MatchString(page) {
+		t.Error("the trellis's time panel is not marked noisy with its spread")
 	}
 }
