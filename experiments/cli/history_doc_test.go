@@ -2,10 +2,8 @@ package cli
 
 import (
 	"database/sql"
-	"encoding/csv"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -15,14 +13,6 @@ import (
 	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/results"
 )
-
-const quickstartLike = `version: 1
-name: quickstart
-datasets:
-  - {name: q, generator: ginkgo, jets: 6, min_leaves: 5, max_leaves: 7, t_cut: 16}
-algorithms: [truth, greedy, trellis]
-reports: [summary]
-`
 
 // TestHistoryDocQuery runs docs/history.md's worked query, as the doc writes it, against a
 // database of two real quickstart runs, and checks its answer against the runs' summary.csv:
@@ -38,7 +28,7 @@ func TestHistoryDocQuery(t *testing.T) {
 	query := m[1]
 
 	dir := t.TempDir()
-	cfg := writeFile(t, dir, "quickstart.yaml", quickstartLike)
+	cfg := writeFile(t, dir, "quickstart.yaml", checkConfig)
 	var dirs []string
 	for i := range 2 {
 		d := filepath.Join(dir, fmt.Sprintf("quickstart-%d", i+1))
@@ -49,22 +39,16 @@ func TestHistoryDocQuery(t *testing.T) {
 	runOK(t, append([]string{"history", "-db", dbPath, "-o", filepath.Join(dir, "history.html")}, dirs...)...)
 
 	// summary.csv's truth_gap_mean per algorithm.
-	f, err := os.Open(filepath.Join(dirs[1], results.ReportsDir, "summary.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(f).ReadAll()
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSVFile(t, filepath.Join(dirs[1], results.ReportsDir, "summary.csv"))
 	col := slices.Index(rows[0], metric.TruthGap+"_mean")
 	want := map[string]float64{}
 	for _, r := range rows[1:] {
 		if r[col] != "" {
-			if want[r[1]], err = strconv.ParseFloat(r[col], 64); err != nil {
+			v, err := strconv.ParseFloat(r[col], 64)
+			if err != nil {
 				t.Fatal(err)
 			}
+			want[r[1]] = v
 		}
 	}
 	if len(want) != 2 {

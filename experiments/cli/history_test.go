@@ -129,26 +129,11 @@ func TestHistoryFlagsPlantedSlowdown(t *testing.T) {
 // time its sleep takes on an idle machine: factor × 2 ms × 2^(0.75·(leaves − 4)).
 func nominalTimes(t *testing.T, dir, label string, factor float64) {
 	t.Helper()
-	path := filepath.Join(dir, results.ResultsFile)
-	recs, err := results.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := results.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range recs {
-		if recs[i].Algorithm == label {
-			recs[i].Seconds = factor * 0.002 * math.Pow(2, 0.75*float64(recs[i].N-4))
+	editRecords(t, dir, func(r *results.Record) {
+		if r.Algorithm == label {
+			r.Seconds = factor * 0.002 * math.Pow(2, 0.75*float64(r.N-4))
 		}
-		if err := w.Write(&recs[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	})
 }
 
 func historyCounts(t *testing.T, path string) map[string]int {
@@ -239,8 +224,9 @@ func TestHistoryProblems(t *testing.T) {
 	}
 }
 
+// checkConfig is a quickstart in small: the truth, greedy and the trellis on 4 jets.
 const checkConfig = `version: 1
-name: gate
+name: quickstart
 datasets:
   - {name: q, generator: ginkgo, jets: 4, min_leaves: 5, max_leaves: 6, t_cut: 16}
 algorithms: [truth, greedy, trellis]
@@ -278,7 +264,7 @@ func editRecords(t *testing.T, dir string, edit func(r *results.Record)) {
 // exit 2.
 func TestHistoryCheckExitCodes(t *testing.T) {
 	dir := t.TempDir()
-	cfg := writeFile(t, dir, "gate.yaml", checkConfig)
+	cfg := writeFile(t, dir, "quickstart.yaml", checkConfig)
 	var dirs []string
 	for i := range 4 {
 		d := filepath.Join(dir, fmt.Sprintf("gate-%d", i+1))
