@@ -2,7 +2,6 @@ package cli
 
 import (
 	"database/sql"
-	"fmt"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -28,13 +27,7 @@ func TestHistoryDocQuery(t *testing.T) {
 	query := m[1]
 
 	dir := t.TempDir()
-	cfg := writeFile(t, dir, "quickstart.yaml", checkConfig)
-	var dirs []string
-	for i := range 2 {
-		d := filepath.Join(dir, fmt.Sprintf("quickstart-%d", i+1))
-		runOK(t, "run", cfg, "-out", d)
-		dirs = append(dirs, d)
-	}
+	dirs := smallQuickstarts(t, dir, 2)
 	dbPath := filepath.Join(dir, "history.db")
 	runOK(t, append([]string{"history", "-db", dbPath, "-o", filepath.Join(dir, "history.html")}, dirs...)...)
 

@@ -233,6 +233,20 @@ algorithms: [truth, greedy, trellis]
 reports: [summary]
 `
 
+// smallQuickstarts runs checkConfig n times into dir/quickstart-1, … and returns the run
+// directories in time order.
+func smallQuickstarts(t *testing.T, dir string, n int) []string {
+	t.Helper()
+	cfg := writeFile(t, dir, "quickstart.yaml", checkConfig)
+	var dirs []string
+	for i := range n {
+		d := filepath.Join(dir, fmt.Sprintf("quickstart-%d", i+1))
+		runOK(t, "run", cfg, "-out", d)
+		dirs = append(dirs, d)
+	}
+	return dirs
+}
+
 // editRecords rewrites the records of run directory dir through edit.
 func editRecords(t *testing.T, dir string, edit func(r *results.Record)) {
 	t.Helper()
@@ -264,11 +278,8 @@ func editRecords(t *testing.T, dir string, edit func(r *results.Record)) {
 // exit 2.
 func TestHistoryCheckExitCodes(t *testing.T) {
 	dir := t.TempDir()
-	cfg := writeFile(t, dir, "quickstart.yaml", checkConfig)
-	var dirs []string
-	for i := range 4 {
-		d := filepath.Join(dir, fmt.Sprintf("gate-%d", i+1))
-		runOK(t, "run", cfg, "-out", d)
+	dirs := smallQuickstarts(t, dir, 4)
+	for i, d := range dirs {
 		first := true
 		editRecords(t, d, func(r *results.Record) {
 			if r.Error != "" {
@@ -283,7 +294,6 @@ func TestHistoryCheckExitCodes(t *testing.T) {
 				first = false
 			}
 		})
-		dirs = append(dirs, d)
 	}
 	ctx := context.Background()
 	check := func(want int, args ...string) string {
@@ -323,7 +333,7 @@ func TestHistoryCheckExitCodes(t *testing.T) {
 		args       []string
 	}{
 		{"too few runs", "1 run before the run under test, 2 needed", dirs[2:]},
-		{"missing", "no such run directory", append([]string{filepath.Join(dir, "gate-0")}, dirs[:3]...)},
+		{"missing", "no such run directory", append([]string{filepath.Join(dir, "quickstart-0")}, dirs[:3]...)},
 		{"usage", "-db takes no part in it", []string{"-db", filepath.Join(dir, "h.db"), dirs[0]}},
 		{"no directories", "give the run directories", nil},
 	} {
