@@ -99,7 +99,7 @@ func Check(ctx context.Context, dirs []string) (*CheckResult, error) {
 		case m.Failed > 0:
 			why = fmt.Sprintf("%s: %s failed: its means are over fewer items", d, english.Count(m.Failed, "task", "tasks"))
 		case !m.Start.Before(mt.Start):
-			why = fmt.Sprintf("%s: started %s, not before the run under test (%s): give the runs in time order, the run under test last", d, m.Start.UTC().Format(time3339), mt.Start.UTC().Format(time3339))
+			why = fmt.Sprintf("%s: started %s, not before the run under test (%s): give the runs in time order, the run under test last", d, m.Start.UTC().Format(startLayout), mt.Start.UTC().Format(startLayout))
 		}
 		if why != "" {
 			undecided("", why+"; left out of the history")
@@ -156,8 +156,8 @@ func btoi(b bool) int {
 	return 0
 }
 
-// time3339 is how Check writes a run's start.
-const time3339 = "2006-01-02 15:04:05Z"
+// startLayout is how Check writes a run's start in its findings.
+const startLayout = "2006-01-02 15:04:05Z"
 
 // checkManifest reads a run directory's manifest for Check.
 func checkManifest(dir string) (results.Manifest, error) {
