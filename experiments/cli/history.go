@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -271,10 +270,14 @@ func historyCheck(ctx context.Context, fs *flag.FlagSet, dirs []string, check bo
 	for _, n := range res.Notes {
 		fmt.Fprintln(stdout, "note:", n)
 	}
-	code := writeFindings(stdout, res.Findings)
+	if err := compare.WriteFindingsText(stdout, res.Findings); err != nil {
+		fmt.Fprintln(stderr, "hcbench:", err)
+		return ExitUsage
+	}
+	code := int(compare.Decide(res.Findings))
 	if markdown != "" {
 		var b bytes.Buffer
-		writeFindingsMarkdown(&b, "hcbench history -check "+res.Tested, res.Findings)
+		compare.WriteFindingsMarkdown(&b, "hcbench history -check "+res.Tested, res.Findings) // a bytes.Buffer does not fail
 		for _, n := range res.Notes {
 			fmt.Fprintf(&b, "\n- note: %s", n)
 		}
@@ -287,119 +290,4 @@ func historyCheck(ctx context.Context, fs *flag.FlagSet, dirs []string, check bo
 		}
 	}
 	return code
-}
-
-// writeFindings prints a gate's findings one per line for a CI log, regressions first, then the
-// summary line, and returns the exit code (0 pass, 1 regressed, 2 undecided). The form is
-// compare's (compare.Finding's String and Summary on branch c22-compare, not yet on main): this
-// function and writeFindingsMarkdown switch to compare.WriteFindingsText and
-// compare.WriteFindingsMarkdown once they are.
-func writeFindings(w io.Writer, fs []compare.Finding) int {
-	fs = regressionsFirst(fs)
-	regs, und := 0, 0
-	for _, f := range fs {
-		var parts []string
-		where := f.Dataset
-		if f.Algorithm != "" {
-			where = strings.TrimPrefix(where+"/"+f.Algorithm, "/")
-		}
-		for _, p := range []string{f.Metric, where} {
-			if p != "" {
-				parts = append(parts, p)
-			}
-		}
-		if f.Old != "" || f.New != "" {
-			parts = append(parts, cmp.Or(f.Old, "—")+" → "+cmp.Or(f.New, "—"))
-		}
-		kind := "regression"
-		if f.Undecided {
-			kind = "undecided"
-			und++
-		} else {
-			regs++
-		}
-		switch {
-		case len(parts) == 0:
-			fmt.Fprintf(w, "%s: %s\n", kind, f.Figure)
-		case f.Figure != "":
-			fmt.Fprintf(w, "%s %s (%s)\n", kind, strings.Join(parts, " "), f.Figure)
-		default:
-			fmt.Fprintf(w, "%s %s\n", kind, strings.Join(parts, " "))
-		}
-	}
-	code, verdict := findingsVerdict(regs, und)
-	if code == ExitOK {
-		fmt.Fprintln(w, "check: pass (nothing regressed)")
-	} else {
-		fmt.Fprintf(w, "check: %s (%s)\n", verdict, findingCounts(regs, und))
-	}
-	return code
-}
-
-// findingsVerdict is the exit code and word of a gate's findings: regressed if any is a
-// regression, else undecided if any is undecided, else pass.
-func findingsVerdict(regs, und int) (int, string) {
-	switch {
-	case regs > 0:
-		return ExitFailure, "regressed"
-	case und > 0:
-		return ExitUsage, "undecided"
-	}
-	return ExitOK, "pass"
-}
-
-// findingCounts counts the findings of each kind: "2 regressions, 1 undecided".
-func findingCounts(regs, und int) string {
-	var parts []string
-	if regs > 0 {
-		parts = append(parts, english.Count(regs, "regression", "regressions"))
-	}
-	if und > 0 {
-		parts = append(parts, fmt.Sprintf("%d undecided", und))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// regressionsFirst puts the regressions first, each kind in its order.
-func regressionsFirst(fs []compare.Finding) []compare.Finding {
-	out := slices.Clone(fs)
-	slices.SortStableFunc(out, func(a, b compare.Finding) int {
-		return cmp.Compare(strconv.FormatBool(a.Undecided), strconv.FormatBool(b.Undecided))
-	})
-	return out
-}
-
-// writeFindingsMarkdown writes a gate's findings as Markdown for a pull-request comment: a
-// heading "TITLE: VERDICT", the counts and a table with a row per finding, regressions first
-// (compare's form; see writeFindings).
-func writeFindingsMarkdown(w io.Writer, title string, fs []compare.Finding) {
-	fs = regressionsFirst(fs)
-	cell := strings.NewReplacer("|", `\|`, "\r", " ", "\n", " ").Replace
-	regs, und := 0, 0
-	for _, f := range fs {
-		if f.Undecided {
-			und++
-		} else {
-			regs++
-		}
-	}
-	_, verdict := findingsVerdict(regs, und)
-	fmt.Fprintf(w, "### %s: %s\n\n", cell(title), verdict)
-	if len(fs) == 0 {
-		fmt.Fprintln(w, "Nothing regressed.")
-		return
-	}
-	fmt.Fprintf(w, "%s.\n\n", findingCounts(regs, und))
-	fmt.Fprintln(w, "| finding | metric | data set | algorithm | old | new | figure |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
-	for _, f := range fs {
-		kind, metric := "regression", f.Metric
-		if f.Undecided {
-			kind = "undecided"
-		}
-		if metric != "" {
-			metric = "`" + metric + "`"
-		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", kind, cell(metric), cell(f.Dataset), cell(f.Algorithm), cell(f.Old), cell(f.New), cell(f.Figure))
-	}
 }
