@@ -35,15 +35,8 @@ type CheckResult struct {
 	History int
 }
 
-// Regressed reports whether something regressed.
-func (c *CheckResult) Regressed() bool {
-	for _, f := range c.Findings {
-		if !f.Undecided {
-			return true
-		}
-	}
-	return false
-}
+// Regressed reports whether something regressed (compare.Decide's verdict).
+func (c *CheckResult) Regressed() bool { return compare.Decide(c.Findings) == compare.Regressed }
 
 // Undecided reports whether some part could not be decided.
 func (c *CheckResult) Undecided() bool {
