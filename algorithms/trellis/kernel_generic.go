@@ -15,12 +15,13 @@ type genericKernel struct {
 
 func (k *genericKernel) prepare(xh uint32, sc []acc) {}
 
-func (k *genericKernel) sweep(lBase, rBase, lo, hi uint32, zero bool, sc []acc) {
+func (k *genericKernel) sweep(lBase, rBase, lo, hi uint32, zero bool, sc []acc) (energies int64) {
 	for xl := lo; xl < hi; xl++ {
 		a := &sc[xl]
 		if xl == 0 {
 			if zero {
 				k.split(a, lBase, rBase)
+				energies++
 			}
 			continue
 		}
@@ -30,12 +31,14 @@ func (k *genericKernel) sweep(lBase, rBase, lo, hi uint32, zero bool, sc []acc) 
 			r := rBase | (rest ^ u)
 			if r != 0 {
 				k.split(a, lBase|low|u, r)
+				energies++
 			}
 			if u == 0 {
 				break
 			}
 		}
 	}
+	return energies
 }
 
 func (k *genericKernel) split(a *acc, l, r uint32) {

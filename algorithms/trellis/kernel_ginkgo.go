@@ -219,6 +219,9 @@ type parentSweep struct {
 	// items and whose pruneC() + bound[k] is below its best has no split in the sweep that could
 	// pass the loops' first bound, and is skipped (sweepBound).
 	bound *[33]float64
+	// passed counts the splits whose log ψ the MAP-only loops computed, those that passed the
+	// bounds that need none (Counters.Energies); the sweep adds the full loops' splits itself.
+	passed uint64
 }
 
 // load sets p up for the parent of a, whose low part has the given low bit and rest.
@@ -251,7 +254,7 @@ func runSplitsGo(p *parentSweep, mapOnly bool) {
 	}
 }
 
-func (k *ginkgoKernel) sweep(lBase, rBase, lo, hi uint32, zero bool, sc []acc) {
+func (k *ginkgoKernel) sweep(lBase, rBase, lo, hi uint32, zero bool, sc []acc) (energies int64) {
 	t := k.t
 	var p parentSweep
 	p.nodes = unsafe.Pointer(unsafe.SliceData(t.nodes))
@@ -287,10 +290,17 @@ func (k *ginkgoKernel) sweep(lBase, rBase, lo, hi uint32, zero bool, sc []acc) {
 		p.load(a, low, rest)
 		runSplits(&p, mapOnly, rest&(rest-1) != 0)
 		p.store(a)
+		if !mapOnly { // the full loops compute every split's ψ: u ⊆ rest, less an empty R
+			p.passed += 1 << bits.OnesCount32(rest)
+			if rBase == 0 {
+				p.passed--
+			}
+		}
 		if p.nSlow > 0 || p.over != 0 {
 			k.addSlow(a, &p)
 		}
 	}
+	return int64(p.passed)
 }
 
 // addSlow accumulates the deferred slow splits of a's parent: from the buffer, or, when it
@@ -449,7 +459,7 @@ func splitsMAPGo(p *parentSweep) {
 	lb, rb, lowO, restO := p.lb, p.rb, p.lowO, p.restO
 	sP, maxInt, maxSlope, maxLeaf, minInt, lam := p.c[gkSP], p.c[gkMaxInt], p.c[gkMaxSlope], p.c[gkMaxLeaf], p.c[gkMinInt], p.c[gkLambda]
 	negLogNorm, maxC := p.c[gkNegLogNorm], p.c[gkMaxC]
-	best, bestL, cnt := p.best, p.bestL, p.cnt
+	best, bestL, cnt, passed := p.best, p.bestL, p.cnt, p.passed
 	uO := restO
 	for {
 		lO := lb | lowO | uO
@@ -481,6 +491,7 @@ func splitsMAPGo(p *parentSweep) {
 			// Even the best T for this t_min (the g bound) must leave the split a chance; the
 			// bound holds on the slow path too, so it comes first.
 			if t1+negLogNorm+math.Float64frombits(gMin)+mSum >= best {
+				passed++
 				tb := math.Float64bits(T)
 				if loT != 0 && (tb>>52)-fastExpLo < fastExpSpan {
 					av := t1 + minInt - lam*math.Float64frombits(loT)/T
@@ -504,5 +515,5 @@ func splitsMAPGo(p *parentSweep) {
 		}
 		uO = (uO - 1<<nodeShift) & restO
 	}
-	p.best, p.bestL, p.cnt = best, bestL, cnt
+	p.best, p.bestL, p.cnt, p.passed = best, bestL, cnt, passed
 }

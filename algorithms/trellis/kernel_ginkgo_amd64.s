@@ -307,6 +307,7 @@ fullDone:
 	ADDSD X4, X0 \
 	UCOMISD X12, X0 \
 	JCS next \
+	INCQ parentSweep_passed(DI) \
 	MOVQ X1, SI \
 	FASTCHECK(slow) \
 	LEAQ ·asmConsts(SB), R10 \

@@ -560,9 +560,10 @@ newMax:
 	VBROADCASTSD X13, Y13
 	JMP nextZ
 
-// mapParentsAVX2's frame: the lanes that pass the bound, the parent.
+// mapParentsAVX2's frame: the lanes that pass the bound, the parent, the parent's distinct lanes.
 #define M_LANES 0
 #define M_XL 8
+#define M_DISTINCT 16
 
 // MAPLANEX is splitsMAPGo's loop body after the bound without selects, for lane bit when it is set
 // in M_LANES: the selects (as max and min, and gMin by the comparison of the t bits), the g bound,
@@ -601,6 +602,7 @@ t1: \
 	VADDSD X4, X3, X3 \
 	VUCOMISD X12, X3 \
 	JCS skip \
+	INCQ parentSweep_passed(DI) \
 	VMOVQ X1, DX \
 	VMOVQ X0, AX \
 	TESTQ AX, AX \
@@ -637,12 +639,14 @@ slow: \
 // N = 20, against 3 % for the whole bound) then load the {t, s} pairs for the whole bound.
 //
 // A parent with fewer than two bits in rest (1 or 2 splits) takes the same single group, with
-// b1 = 0 or b0 = b1 = 0: its lanes repeat its splits, which changes nothing, since a repeated split
-// loses the tie rule to itself and the MAP takes a repeated slow split alike.
+// b1 = 0 or b0 = b1 = 0: its lanes 2 and 3 repeat lanes 0 and 1 (b1 = 0), or all lanes lane 0
+// (b0 = b1 = 0). M_DISTINCT masks the repeats off, so that each split is taken once, as in the Go
+// loop, and counted once in passed (a repeat would change no value: it loses the tie rule to
+// itself, and the MAP takes a repeated slow split alike).
 //
 // Registers as in splitsFullAVX2, with DI = p, Y11 maxC + negLogNorm, Y12 best, Y13 maxSlope, Y14
 // maxC and Y15 negLogNorm (broadcast).
-TEXT ·mapParentsAVX2(SB), NOSPLIT, $16-28
+TEXT ·mapParentsAVX2(SB), NOSPLIT, $24-28
 	MOVQ p+0(FP), DI
 	MOVL xl+16(FP), AX
 	MOVL AX, M_XL(SP)
@@ -687,6 +691,16 @@ mapLoad:
 	MOVQ AX, parentSweep_bestL(DI)
 
 	SETUP
+	MOVQ $1, AX            // the distinct lanes: 1 with b0 = 0, 3 with b1 = 0, else 15
+	TESTQ R13, R13
+	JEQ mapDistinct
+	MOVQ $3, AX
+	TESTQ R14, R14
+	JEQ mapDistinct
+	MOVQ $15, AX
+
+mapDistinct:
+	MOVQ AX, M_DISTINCT(SP)
 	VBROADCASTSD acc_best(SI), Y12
 	VBROADCASTSD P_MAXSLOPE(DI), Y13
 	VBROADCASTSD P_MAXC(DI), Y14
@@ -769,6 +783,7 @@ mapTmax:
 	JEQ mapNext
 
 	VMOVMSKPD Y0, AX
+	ANDQ M_DISTINCT(SP), AX
 	MOVQ AX, M_LANES(SP)
 	MAPLANEX(1, (SI)(R15*4), (R8), xt10, xslow0, xover0, xskip0, xtake0, xkeep0)
 	MAPLANEX(2, (SI)(R14*4), (R8)(R13*4), xt11, xslow1, xover1, xskip1, xtake1, xkeep1)

@@ -47,8 +47,15 @@ type kernel interface {
 	// sweep adds, for each parent (xh, xl) with xl in [lo, hi), the splits with children
 	// L = lBase|low|u and R = rBase|(rest^u), for low = lowbit(xl), rest = xl^low and every
 	// u ⊆ rest, leaving out an empty R. The parent xl = 0 gets the one split (lBase, rBase) when
-	// zero is true.
-	sweep(lBase, rBase, lo, hi uint32, zero bool, sc []acc)
+	// zero is true. It returns how many of those splits it computed log ψ of (Counters.Energies).
+	sweep(lBase, rBase, lo, hi uint32, zero bool, sc []acc) (energies int64)
+}
+
+// work is one worker's share of the pass's counters (Counters), on a cache line of its own so
+// that workers do not share one: plain increments, summed once the pass is done.
+type work struct {
+	subsets, splits, energies int64
+	_                         [40]byte
 }
 
 // add accumulates one split of value vm (MAP) and vz (log Z) with children counts product cnt.
@@ -118,10 +125,11 @@ func (t *Trellis) run(ctx context.Context, k kernel) error {
 	nb := uint32(1) << b
 	workers := t.opts.Workers
 
+	t.work = make([]work, max(workers, 1))
 	sc := make([]acc, nb)
 	t.reset(sc)
 	k.prepare(0, sc)
-	t.intra(k, 0, b, sc)
+	t.intra(k, 0, b, sc, &t.work[0])
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -158,8 +166,8 @@ func (t *Trellis) wholeBlocks(ctx context.Context, k kernel, blocks []uint32, b,
 		xh := blocks[i]
 		t.reset(sc)
 		k.prepare(xh, sc)
-		if t.cross(ctx, k, xh, b, 0, nb, sc) {
-			t.intra(k, xh, b, sc)
+		if t.cross(ctx, k, xh, b, 0, nb, sc, &t.work[w]) {
+			t.intra(k, xh, b, sc, &t.work[w])
 		}
 	})
 }
@@ -176,24 +184,25 @@ func (t *Trellis) chunkedBlocks(ctx context.Context, k kernel, blocks []uint32, 
 		k.prepare(xh, scs[i])
 	}
 	per := int((nb + chunk - 1) / chunk)
-	err := parallel(ctx, len(blocks)*per, workers, func(_, j int) {
+	err := parallel(ctx, len(blocks)*per, workers, func(w, j int) {
 		i, c := j/per, uint32(j%per)
 		lo, hi := c*chunk, min((c+1)*chunk, nb)
-		t.cross(ctx, k, blocks[i], b, lo, hi, scs[i])
+		t.cross(ctx, k, blocks[i], b, lo, hi, scs[i], &t.work[w])
 	})
 	if err != nil {
 		return err
 	}
-	return parallel(ctx, len(blocks), workers, func(_, i int) {
-		t.intra(k, blocks[i], b, scs[i])
+	return parallel(ctx, len(blocks), workers, func(w, i int) {
+		t.intra(k, blocks[i], b, scs[i], &t.work[w])
 	})
 }
 
 // cross adds the cross splits of the parents (xh, xl), xl in [lo, hi): every left high part lh
 // that is a proper, non-empty subset of xh, in increasing order. A block has 2^|xh| of them, each
 // a sweep of up to 3^b splits, so it looks at ctx every 16 sweeps, and stops, returning false,
-// once ctx is done (the caller's parallel then returns ctx.Err()).
-func (t *Trellis) cross(ctx context.Context, k kernel, xh uint32, b int, lo, hi uint32, sc []acc) bool {
+// once ctx is done (the caller's parallel then returns ctx.Err()). It adds the energies it
+// computed to wk.
+func (t *Trellis) cross(ctx context.Context, k kernel, xh uint32, b int, lo, hi uint32, sc []acc, wk *work) bool {
 	low := xh & -xh
 	sweeps := 0
 	// (u − xh) & xh steps through the submasks of xh in increasing order.
@@ -202,7 +211,7 @@ func (t *Trellis) cross(ctx context.Context, k kernel, xh uint32, b int, lo, hi 
 			if sweeps++; sweeps%16 == 0 && ctx.Err() != nil {
 				return false
 			}
-			k.sweep(u<<b, (xh^u)<<b, lo, hi, lo == 0 && u&low != 0, sc)
+			wk.energies += k.sweep(u<<b, (xh^u)<<b, lo, hi, lo == 0 && u&low != 0, sc)
 		}
 		if u == xh {
 			break
@@ -212,18 +221,23 @@ func (t *Trellis) cross(ctx context.Context, k kernel, xh uint32, b int, lo, hi 
 }
 
 // intra adds the splits with one child in block 0 and finishes the parents of block xh in
-// increasing low part.
-func (t *Trellis) intra(k kernel, xh uint32, b int, sc []acc) {
+// increasing low part. It adds to wk the energies it computed, and the subsets it finished with
+// their splits (a subset whose splits the kernel skips, as impossible, has none visited).
+func (t *Trellis) intra(k kernel, xh uint32, b int, sc []acc, wk *work) {
 	nb := uint32(1) << b
 	base := xh << b
 	for xl := uint32(0); xl < nb; xl++ {
 		if xl != 0 {
 			if xh == 0 {
-				k.sweep(0, 0, xl, xl+1, false, sc)
+				wk.energies += k.sweep(0, 0, xl, xl+1, false, sc)
 			} else {
-				k.sweep(base, 0, xl, xl+1, false, sc) // L = (xh, L_l), R = (∅, R_l)
-				k.sweep(0, base, xl, xl+1, false, sc) // L = (∅, L_l), R = (xh, R_l)
+				wk.energies += k.sweep(base, 0, xl, xl+1, false, sc) // L = (xh, L_l), R = (∅, R_l)
+				wk.energies += k.sweep(0, base, xl, xl+1, false, sc) // L = (∅, L_l), R = (xh, R_l)
 			}
+		}
+		if c := bits.OnesCount32(base | xl); c > 1 && !sc[xl].skip {
+			wk.subsets++
+			wk.splits += 1<<(c-1) - 1
 		}
 		t.finish(base|xl, &sc[xl])
 	}

@@ -84,6 +84,40 @@ type Trellis struct {
 
 	scorer  model.SubsetScorer // built on demand for marginals and sampling
 	outside []float64          // log outside weights, built by Marginals
+	work    []work             // the pass's counters, per worker (Counters)
+}
+
+// Counters are the exact counts of the bottom-up pass's work. They depend on the items, the model
+// and the options (and the block size, which orders a subset's splits and so what a MAP-only
+// pass prunes), never on the number of workers or on the split loops in use (Go, assembly): each
+// is a sum over subsets of what the pass did for that subset, and a subset's splits are taken in
+// the same order whatever the schedule.
+type Counters struct {
+	// Subsets is the number of subsets of two or more items whose splits the pass took: all
+	// 2^N − N − 1 of them, less those the model makes impossible before any split (a Ginkgo
+	// subset below t_cut).
+	Subsets int64
+	// Splits is the number of their unordered splits, 2^(k−1) − 1 for a subset of k items, all
+	// of which the pass visits: (3^N − 2^(N+1) + 1)/2 when every subset is taken.
+	Splits int64
+	// Energies is the number of splits whose log ψ the pass computed: every split but where a
+	// MAP-only pass's bounds, which need no log ψ, ruled the split out (Pruned).
+	Energies int64
+	// Pruned is Splits − Energies: the splits a MAP-only pass's bounds ruled out (0 when the pass
+	// computes log Z, which needs every split).
+	Pruned int64
+}
+
+// Counters returns the counts of the pass's work.
+func (t *Trellis) Counters() Counters {
+	var c Counters
+	for _, w := range t.work {
+		c.Subsets += w.subsets
+		c.Splits += w.splits
+		c.Energies += w.energies
+	}
+	c.Pruned = c.Splits - c.Energies
+	return c
 }
 
 // ErrTooLarge is wrapped by the error that Build, Marginals and Sample return when the work would
