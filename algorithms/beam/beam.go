@@ -72,6 +72,22 @@ type Result struct {
 	LogLikelihood float64
 	// Trees is the final beam, best first, when Options.All is set.
 	Trees []*tree.Tree
+	// Counters counts the search's work.
+	Counters Counters
+}
+
+// Counters are the exact counts of a beam search's work, summed over its N−1 levels.
+type Counters struct {
+	// Expanded is the number of partial hierarchies whose merges were offered as candidates.
+	Expanded int64
+	// Ranked is the number of candidate merges taken from the ranking (at most B a partial
+	// hierarchy), kept or dropped as equal to one kept.
+	Ranked int64
+	// Kept is the number of candidates kept as the next level's partial hierarchies.
+	Kept int64
+	// Energies is the number of split log ψ evaluations: the N(N−1)/2 pairs of leaves, then,
+	// for each kept candidate, its new cluster against the other current clusters.
+	Energies int64
 }
 
 // pair is a candidate merge of the current nodes a > b (node ids: items 0..N−1, and the node made
@@ -139,7 +155,7 @@ func Run(ctx context.Context, m model.Model, opts Options) (Result, error) {
 			return Result{}, err
 		}
 	}
-	var res Result
+	res := Result{Counters: s.counters}
 	for i, p := range beam {
 		if i > 0 && !opts.All {
 			break
@@ -190,6 +206,8 @@ type search struct {
 	opts  Options
 	store model.Clusters
 	bySet map[itemset.Set]int // model cluster id of every cluster met
+	// counters counts the search's work (Result.Counters).
+	counters Counters
 }
 
 // newSearch prepares a search that ranks merges by m's split values.
@@ -211,6 +229,7 @@ func (s *search) start() *path {
 	for k := 1; k < s.n; k++ {
 		for j := k; j > 0; j-- {
 			p.pairs = append(p.pairs, pair{score: s.store.LogPsi(k, k-j), a: int32(k), b: int32(k - j)})
+			s.counters.Energies++
 		}
 	}
 	slices.SortFunc(p.pairs, func(x, y pair) int { return cmpBool(pairLess(x, y), pairLess(y, x)) })
@@ -256,6 +275,7 @@ func (s *search) step(ctx context.Context, beam []*path, level int) ([]*path, er
 	}
 	heap.Init(h)
 	offered := func(j, i int) bool { return len(beam[j].pairs)-i <= b }
+	s.counters.Expanded += int64(len(beam))
 	var kept []candidate
 	seen := map[uint64][]candidate{} // structure rule: kept candidates by forest hash
 	for popped := 0; h.Len() > 0; popped++ {
@@ -273,6 +293,7 @@ func (s *search) step(ctx context.Context, beam []*path, level int) ([]*path, er
 			}
 		}
 		c := heap.Pop(h).(candidate)
+		s.counters.Ranked++
 		if c.i > 0 && offered(c.j, c.i-1) {
 			heap.Push(h, candidate{total: beam[c.j].pairs[c.i-1].score + totals[c.j], j: c.j, i: c.i - 1})
 		}
@@ -307,6 +328,7 @@ func (s *search) step(ctx context.Context, beam []*path, level int) ([]*path, er
 		seen[hash] = append(seen[hash], c)
 		kept = append(kept, c)
 	}
+	s.counters.Kept += int64(len(kept))
 	next := make([]*path, len(kept))
 	for k, c := range kept {
 		if err := ctx.Err(); err != nil {
@@ -364,6 +386,7 @@ func (s *search) apply(p *path, pr pair, level int) *path {
 	for i, v := range q.nodes {
 		fresh[i] = pair{score: s.store.LogPsi(cl, q.clusters[v]), a: id, b: v}
 	}
+	s.counters.Energies += int64(len(fresh))
 	slices.SortFunc(fresh, func(x, y pair) int { return cmpBool(pairLess(x, y), pairLess(y, x)) })
 	q.pairs = mergePairs(kept, fresh)
 	q.nodes = append(q.nodes, id)

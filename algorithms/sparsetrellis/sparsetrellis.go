@@ -50,6 +50,12 @@ type Result struct {
 	LogZ     float64
 	Clusters int // vertices
 	Splits   int // edges
+	// Subsets is the number of vertices of two or more items, whose splits the dynamic program
+	// visits (all Splits of them).
+	Subsets int
+	// Energies is the number of split log ψ evaluations: the seeds' splits, the splits of the
+	// small clusters, and every random cut drawn (of which the best are kept).
+	Energies int64
 }
 
 // split is an edge of the sparse trellis: its children's vertex ids and log ψ. Ids are int32
@@ -82,7 +88,8 @@ type sparse struct {
 	bySet    map[itemset.Set]int
 	// added holds the splits a vertex's expansion adds, so that each vertex's splits are
 	// allocated once, at their final length.
-	added []split
+	added    []split
+	energies int64 // log ψ evaluations (Result.Energies)
 }
 
 // Run builds the sparse trellis from the seeds and returns its MAP tree. rng draws the cuts.
@@ -126,9 +133,12 @@ func Run(ctx context.Context, m model.Model, rng *rand.Rand, opts Options) (Resu
 	if err != nil {
 		return Result{}, fmt.Errorf("sparse trellis: %w", err)
 	}
-	res := Result{Tree: t, LogLikelihood: ll, LogZ: s.vertices[root].logZ, Clusters: len(s.vertices)}
+	res := Result{Tree: t, LogLikelihood: ll, LogZ: s.vertices[root].logZ, Clusters: len(s.vertices), Energies: s.energies}
 	for _, v := range s.vertices {
 		res.Splits += len(v.splits)
+		if v.size > 1 {
+			res.Subsets++
+		}
 	}
 	return res, nil
 }
@@ -162,6 +172,7 @@ func (s *sparse) newSplit(l, r int) split {
 	if l > r {
 		l, r = r, l
 	}
+	s.energies++
 	return split{l: int32(l), r: int32(r), score: s.store.LogPsi(int(s.vertices[l].cluster), int(s.vertices[r].cluster))}
 }
 
@@ -348,6 +359,7 @@ func (s *sparse) score(l, r itemset.Set) float64 {
 		s.scratch, s.scratchN = s.m.NewClusters(), 0
 	}
 	s.scratchN += 2
+	s.energies++
 	return s.scratch.LogPsi(s.scratch.Cluster(l.Items()), s.scratch.Cluster(r.Items()))
 }
 
