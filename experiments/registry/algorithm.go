@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
+	"slices"
 
 	"golang.org/x/sync/semaphore"
 
 	"github.com/hcbench/hcbench/algorithms/model"
 	"github.com/hcbench/hcbench/algorithms/tree"
 	"github.com/hcbench/hcbench/experiments/item"
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/results"
 )
 
@@ -64,6 +67,32 @@ type Algorithm struct {
 	// history gate on them with no tolerance for noise. nil: none (the external algorithm's
 	// programs may return their own).
 	Counters []Counter
+	// OwnCounters marks an algorithm whose counters are named at run time (the external
+	// algorithm's programs name their own), which CheckCounters does not hold to Counters.
+	OwnCounters bool
+}
+
+// CheckCounters checks a solution's counters against the declaration: every declared counter,
+// and no other, with a value of at least 0. An algorithm with OwnCounters passes any valid key.
+func (a *Algorithm) CheckCounters(got map[string]int64) error {
+	declared := map[string]bool{}
+	for _, c := range a.Counters {
+		declared[c.Key] = true
+		if _, ok := got[c.Key]; !ok && !a.OwnCounters {
+			return fmt.Errorf("internal error (please report): algorithm %s declares the work counter %q but did not return it", a.Name, c.Key)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(got)) {
+		switch {
+		case !metric.ValidCounterKey(k):
+			return fmt.Errorf("algorithm %s returned a work counter named %q: a counter's name is lower-case letters, digits and '_'", a.Name, k)
+		case !declared[k] && !a.OwnCounters:
+			return fmt.Errorf("internal error (please report): algorithm %s returned the work counter %q, which it does not declare", a.Name, k)
+		case got[k] < 0:
+			return fmt.Errorf("algorithm %s returned the work counter %s = %d: a count cannot be negative", a.Name, k, got[k])
+		}
+	}
+	return nil
 }
 
 // Counter declares one work counter of an algorithm.
@@ -229,11 +258,19 @@ func NeedModel(name string, it *item.Item) (model.Model, error) {
 
 var algorithms = map[string]*Algorithm{}
 
-// RegisterAlgorithm adds a to the table; it panics on a duplicate or malformed name, or on a
-// missing NewParams or Start (a mistake in the program, found at start-up).
+// RegisterAlgorithm adds a to the table; it panics on a duplicate or malformed name, on a
+// missing NewParams or Start, or on a counter declared twice, with a malformed key or without
+// help (a mistake in the program, found at start-up).
 func RegisterAlgorithm(a Algorithm) {
 	if a.NewParams == nil || a.Start == nil {
 		panic(fmt.Sprintf("registry: algorithm %q needs NewParams and Start", a.Name))
+	}
+	seen := map[string]bool{}
+	for _, c := range a.Counters {
+		if !metric.ValidCounterKey(c.Key) || c.Help == "" || seen[c.Key] {
+			panic(fmt.Sprintf("registry: algorithm %q: counter %q is declared twice, malformed or without help", a.Name, c.Key))
+		}
+		seen[c.Key] = true
 	}
 	register(algorithms, "algorithm", a.Name, &a)
 	// results is below registry and cannot read this table: it keeps the roles by name.

@@ -21,6 +21,7 @@ func init() {
 		Cost: func(p Params, n int) float64 {
 			return beamSeconds * float64(p.(*BeamParams).BeamSize.Of(n)) * square(n)
 		},
+		Counters: beamCounters,
 	})
 }
 
@@ -38,6 +39,19 @@ type BeamParams struct {
 // Check checks the beam's parameters.
 func (p *BeamParams) Check(c Checker) {
 	OneOf(c, "dedup", p.Dedup, "structure", "float")
+}
+
+// beamCounters are beam search's work counters (beam.Counters).
+var beamCounters = []Counter{
+	{"states_expanded", "partial hierarchies whose best merges were offered as candidates, summed over the N − 1 levels"},
+	{"candidates_ranked", "candidate merges taken from the ranking, at most beam_size a partial hierarchy, whether kept or dropped as a duplicate"},
+	{"states_kept", "candidates kept as the next level's partial hierarchies, summed over the levels"},
+	{"energies", "split log ψ evaluations: the N(N−1)/2 pairs of leaves, then each kept candidate's new cluster against the other current clusters"},
+}
+
+// beamCounterValues are the values of beamCounters.
+func beamCounterValues(c beam.Counters) map[string]int64 {
+	return map[string]int64{"states_expanded": c.Expanded, "candidates_ranked": c.Ranked, "states_kept": c.Kept, "energies": c.Energies}
 }
 
 // beamBytes estimates beam search's live memory at its peak, the step from the first full beam
@@ -70,7 +84,7 @@ func solveBeam(ctx context.Context, p *BeamParams, t Task, _ Run) (Solution, err
 	if err != nil {
 		return Solution{}, err
 	}
-	return Solution{Tree: r.Tree, LogLikelihood: r.LogLikelihood, Fill: func(rec *results.Record) {
+	return Solution{Tree: r.Tree, LogLikelihood: r.LogLikelihood, Counters: beamCounterValues(r.Counters), Fill: func(rec *results.Record) {
 		rec.Params["beam_size_used"] = size
 	}}, nil
 }

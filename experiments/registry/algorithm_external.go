@@ -43,6 +43,7 @@ func init() {
 			"Its stderr goes to the run's log, at most 64 KiB at once and 16 KiB a second. A malformed or unsolicited line, a wrong task key, an invalid tree, a program that exits, " +
 			"a line over 16 MiB or a timeout fails that task only, with the cause and the last lines of stderr: the program is killed with its process group and a fresh one starts for the next item",
 		NewParams:   func() Params { return &ExternalParams{} },
+		OwnCounters: true, // its programs name their own
 		Start:       startExternal,
 		Memory:      externalMemory,
 		RecordBytes: func(Params) int64 { return extraRecordBytes },

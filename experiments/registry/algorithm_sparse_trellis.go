@@ -28,6 +28,12 @@ func init() {
 			seeds := beamSeconds * float64(sp.BeamSize.Of(n)) * square(n)
 			return seeds + 1.3e-7*min(math.Pow(float64(n), 5), 250*float64(sp.MaxClusters))
 		},
+		Counters: []Counter{
+			{"subsets", "clusters of two or more leaves in the sparse trellis, whose splits the dynamic program visits"},
+			{"splits", "splits of the sparse trellis, each visited once by the dynamic program"},
+			{"energies", "split log ψ evaluations building the sparse trellis: the seeds' splits, every split of the small clusters and every random cut drawn"},
+			{"seed_energies", "split log ψ evaluations of the seed searches: greedy's pair evaluations plus beam search's energies"},
+		},
 	})
 }
 
@@ -149,6 +155,7 @@ func solveSparse(ctx context.Context, p *SparseTrellisParams, t Task, _ Run) (So
 		return Solution{}, err
 	}
 	var seeds []*tree.Tree
+	var seedEnergies int64
 	used := map[string]any{}
 	for _, s := range p.Seeds {
 		switch s {
@@ -158,6 +165,7 @@ func solveSparse(ctx context.Context, p *SparseTrellisParams, t Task, _ Run) (So
 				return Solution{}, err
 			}
 			seeds = append(seeds, g.Tree)
+			seedEnergies += g.Energies
 		case "beam":
 			opts := beam.Options{Size: p.BeamSize.Of(it.Leaves()), Dedup: beamDedup(p.BeamDedup), All: true}
 			b, err := beam.Run(ctx, it.Model, opts)
@@ -165,6 +173,7 @@ func solveSparse(ctx context.Context, p *SparseTrellisParams, t Task, _ Run) (So
 				return Solution{}, err
 			}
 			seeds = append(seeds, b.Trees...)
+			seedEnergies += b.Counters.Energies
 			used["beam_size_used"] = opts.Size
 		}
 	}
@@ -176,7 +185,8 @@ func solveSparse(ctx context.Context, p *SparseTrellisParams, t Task, _ Run) (So
 	}
 	// r.LogLikelihood is the MAP tree re-scored by model.TreeLogLikelihood, as greedy and beam
 	// report theirs, not the dynamic program's sum.
-	return Solution{Tree: r.Tree, LogLikelihood: r.LogLikelihood, Fill: func(rec *results.Record) {
+	counters := map[string]int64{"subsets": int64(r.Subsets), "splits": int64(r.Splits), "energies": r.Energies, "seed_energies": seedEnergies}
+	return Solution{Tree: r.Tree, LogLikelihood: r.LogLikelihood, Counters: counters, Fill: func(rec *results.Record) {
 		rec.SparseClusters, rec.SparseSplits = r.Clusters, r.Splits
 		for k, v := range used {
 			rec.Params[k] = v

@@ -24,6 +24,12 @@ func init() {
 		CannotRun: func(p Params, s item.Size, n int, run Run) string { return p.(*TrellisParams).cannotRun(s, n, run) },
 		Budgeted:  true,
 		Cost:      func(p Params, n int) float64 { return p.(*TrellisParams).seconds(n) },
+		Counters: []Counter{
+			{"subsets", "subsets of two or more leaves whose splits the pass took: 2^N − N − 1, less those the model rules out whole (Ginkgo: below t_cut)"},
+			{"splits", "unordered splits of those subsets, 2^(k−1) − 1 for k leaves, all visited: (3^N − 2^(N+1) + 1)/2 when every subset is taken"},
+			{"energies", "splits whose log ψ the pass computed: every split in mode full; in mode map, those that passed the bounds which need no log ψ"},
+			{"splits_pruned", "splits that mode map's bounds on the MAP ruled out before computing their log ψ (splits − energies; 0 in mode full)"},
+		},
 	})
 }
 
@@ -172,7 +178,10 @@ func solveTrellis(ctx context.Context, p *TrellisParams, t Task, run Run) (Solut
 	if err != nil {
 		return Solution{}, err
 	}
-	sol := Solution{Tree: tr.MAPTree(), LogLikelihood: tr.MAPValue()}
+	c := tr.Counters()
+	sol := Solution{Tree: tr.MAPTree(), LogLikelihood: tr.MAPValue(), Counters: map[string]int64{
+		"subsets": c.Subsets, "splits": c.Splits, "energies": c.Energies, "splits_pruned": c.Pruned,
+	}}
 	// A model may forbid every tree (log Z = −Inf): there is then no posterior to take marginals
 	// of or to sample, which the record says instead of failing the task.
 	nMarginals, nSamples := p.Marginals, p.Samples

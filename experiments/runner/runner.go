@@ -1166,9 +1166,25 @@ func startSolvers(p *plan.Plan, workers int, log *slog.Logger) (*solverSet, erro
 			set.close(log)
 			return nil, fmt.Errorf("algorithms[%d] (%s): %w", a.Index, a.Label, err)
 		}
-		set.of[a.Label] = sv
+		set.of[a.Label] = countedSolver{sv, alg}
 	}
 	return set, nil
+}
+
+// countedSolver fails a task whose solution's work counters break its algorithm's declaration
+// (registry.Algorithm.CheckCounters): a counter missing or undeclared would compare as a change
+// of the code against every run before or after, so the task fails, naming the counter.
+type countedSolver struct {
+	registry.Solver
+	alg *registry.Algorithm
+}
+
+func (s countedSolver) Solve(ctx context.Context, t registry.Task) (registry.Solution, error) {
+	sol, err := s.Solver.Solve(ctx, t)
+	if err == nil {
+		err = s.alg.CheckCounters(sol.Counters)
+	}
+	return sol, err
 }
 
 // close closes every solver, logging what fails.
