@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -209,6 +210,59 @@ func TestResultsDocListsMetrics(t *testing.T) {
 	if region != want.String() {
 		t.Errorf("docs/results.md's metric rows:\n%s\nwant (the metric table):\n%s", region, want.String())
 	}
+}
+
+// updateCounters rewrites docs/algorithms.md's table of work counters from the algorithms'
+// table (TestAlgorithmsDocListsCounters).
+var updateCounters = flag.Bool("update-counters", false, "rewrite docs/algorithms.md's table of work counters from the algorithms' table")
+
+// countersDoc is the region of docs/algorithms.md between its counters markers: every declared
+// counter of every algorithm, with its help, and the algorithms that name their own or none.
+func countersDoc() string {
+	var b strings.Builder
+	b.WriteString("| algorithm | counter | one unit is |\n| --- | --- | --- |\n")
+	var own, none []string
+	for _, a := range registry.Algorithms() {
+		for _, c := range a.Counters {
+			fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", a.Name, c.Key, c.Help)
+		}
+		switch {
+		case a.OwnCounters:
+			own = append(own, "`"+a.Name+"`")
+		case len(a.Counters) == 0:
+			none = append(none, "`"+a.Name+"`")
+		}
+	}
+	if len(own) > 0 {
+		fmt.Fprintf(&b, "\nCounters that the program names, in its answers: %s.\n", strings.Join(own, ", "))
+	}
+	if len(none) > 0 {
+		fmt.Fprintf(&b, "\nNo counters: %s.\n", strings.Join(none, ", "))
+	}
+	return b.String()
+}
+
+// TestAlgorithmsDocListsCounters: docs/algorithms.md's table of work counters is the algorithms'
+// declarations (registry.Algorithm.Counters), for every algorithm; -update-counters rewrites it.
+func TestAlgorithmsDocListsCounters(t *testing.T) {
+	const path, begin, end = "docs/algorithms.md", "<!-- begin counters -->\n", "<!-- end counters -->"
+	doc := read(t, path)
+	before, after, ok := strings.Cut(doc, begin)
+	region, rest, ok2 := strings.Cut(after, end)
+	if !ok || !ok2 {
+		t.Fatalf("%s has no counters markers", path)
+	}
+	want := countersDoc()
+	if region == want {
+		return
+	}
+	if *updateCounters {
+		if err := os.WriteFile(path, []byte(before+begin+want+end+rest), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s's table of work counters is not the algorithms' declarations; regenerate it with\n\tgo test -run TestAlgorithmsDocListsCounters . -update-counters\nwant:\n%s", path, want)
 }
 
 // prose returns a Markdown text without its fenced code blocks and inline code spans (whose
