@@ -150,3 +150,12 @@ algorithms:
 		}
 	}
 }
+
+// registryCounters returns the work counters the algorithm of a name declares.
+func registryCounters(name string) []registry.Counter {
+	a, ok := registry.LookupAlgorithm(name)
+	if !ok {
+		return nil
+	}
+	return a.Counters
+}

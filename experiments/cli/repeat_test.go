@@ -141,8 +141,19 @@ algorithms: [greedy, {name: beam, repeat: 2}, {name: truth, repeat: 1}, {name: t
 	}
 	bench := mustRead(t, filepath.Join(out, results.BenchFile))
 	for alg, k := range want {
-		if n := strings.Count(bench, "BenchmarkHcbench/dataset=qcd/algorithm="+alg+" "); n != 5*k {
-			t.Errorf("bench.txt: %d lines of %s, want %d (5 items × %d runs)", n, alg, 5*k, k)
+		var times, counters int
+		for line := range strings.Lines(bench) {
+			if strings.HasPrefix(line, "BenchmarkHcbench/dataset=qcd/algorithm="+alg+" ") {
+				if strings.HasSuffix(line, " sec/op\n") {
+					times++
+				} else {
+					counters++
+				}
+			}
+		}
+		// One line of counter totals per row, for the algorithms that count (truth does not).
+		if wantCounters := min(len(registryCounters(alg)), 1); times != 5*k || counters != wantCounters {
+			t.Errorf("bench.txt: %d time lines and %d counter lines of %s, want %d (5 items × %d runs) and %d", times, counters, alg, 5*k, k, wantCounters)
 		}
 	}
 
@@ -357,12 +368,19 @@ func TestShippedBenchstatIsShort(t *testing.T) {
 		}
 		out := benchstat(t, files...)
 		t.Logf("benchstat (%d lines):\n%s", strings.Count(out, "\n"), out)
-		if rows, lines := benchstatRows(t, out), strings.Count(out, "\n"); len(rows) != 2 || lines > 12 {
+		// The time table first, then a table per work counter (greedy's), one total a row.
+		times, counters, _ := strings.Cut(out, "\n\n")
+		if rows, lines := benchstatRows(t, times), strings.Count(times, "\n"); len(rows) != 2 || lines > 12 {
 			t.Errorf("%d rows in %d lines, want 2 (truth, greedy) in at most 12", len(rows), lines)
 		}
-		for _, r := range benchstatRows(t, out) {
+		for _, r := range benchstatRows(t, times) {
 			if r.n != 60 {
 				t.Errorf("row %s: n=%d, want 60 (20 jets × 3 runs)", r.name, r.n)
+			}
+		}
+		for _, r := range benchstatRows(t, counters) {
+			if r.n != 1 || r.delta != "0.00%" {
+				t.Errorf("counter row %s: n=%d, %s; want one total, unchanged", r.name, r.n, r.delta)
 			}
 		}
 	})
