@@ -105,6 +105,8 @@ func softplus(x float64) float64 {
 type Hierarchy struct {
 	Prior Prior
 	Nodes []Node
+	// Work is what the search that built the hierarchy computed (for Score, scoring the tree).
+	Work Work
 	// store holds the sufficient statistics of every node under the same id, for LogPredictive.
 	store conjugate.Store
 }
@@ -275,6 +277,41 @@ func (h *Hierarchy) LogPredictive(x []float64, w Weights) float64 {
 	return logspace.SumExp(terms)
 }
 
+// Work counts what a search computed: exact counts of its steps, the same on every run with the
+// same model, prior and random stream, and independent of the machine, so that a change of them
+// is a change of the algorithm (hcbench's work counters).
+type Work struct {
+	// MarginalLikelihoods is the number of log p(D|H1) computed: one per node made (the leaves,
+	// the merges, and the merges of RBHC's subsample trees, which it discards), one per candidate
+	// merge scored, two per point RBHC sends to a side, and for EMBHC one per point and
+	// subsample cluster it first assigns; ExactFixed computes one per item subset and then
+	// scores its tree. The posterior predictive densities of EMBHC's steps are not among them.
+	MarginalLikelihoods int64
+	// MergesScored is the number of candidate merges whose log-odds was computed: n(n−1)/2
+	// pairs when a search starts from n trees, and after every merge the new tree paired with
+	// each remaining one; RBHC's logodds filter scores two per point it sends to a side. RBHC
+	// scores a pair of points that several of its subsamples share once.
+	MergesScored int64
+	// PointsFiltered is the number of points RBHC (and EMBHC's per-cluster RBHC) sent to one
+	// side of a subsample tree's top split.
+	PointsFiltered int64
+	// Predictives is the number of posterior predictive densities p(x|D_c) that EMBHC's hard-EM
+	// steps computed: one per point and cluster in each step.
+	Predictives int64
+	// Splits is the number of splits of item subsets that ExactFixed's dynamic program
+	// compared: (3ⁿ − 2ⁿ⁺¹ + 1)/2 for n items, every unordered split of every subset.
+	Splits int64
+}
+
+// add adds the counts of v to w.
+func (w *Work) add(v Work) {
+	w.MarginalLikelihoods += v.MarginalLikelihoods
+	w.MergesScored += v.MergesScored
+	w.PointsFiltered += v.PointsFiltered
+	w.Predictives += v.Predictives
+	w.Splits += v.Splits
+}
+
 // builder grows a hierarchy over one conjugate store, keeping node id = store id.
 type builder struct {
 	store        conjugate.Store
@@ -287,7 +324,20 @@ type builder struct {
 	// every pair of leaves has the same d_k, and a subsample's search scores hundreds in a row.
 	lastD lastD
 	nodes []Node
+	work  Work
 	err   error
+}
+
+// logML returns the store's log p(D_c|H1) of cluster c, counting it.
+func (b *builder) logML(c int) float64 {
+	b.work.MarginalLikelihoods++
+	return b.store.LogML(c)
+}
+
+// logMLUnion returns the store's log p(D_a ∪ D_c|H1), counting it.
+func (b *builder) logMLUnion(a, c int) float64 {
+	b.work.MarginalLikelihoods++
+	return b.store.LogMLUnion(a, c)
 }
 
 // lastD is log d_k = logaddexp(t1, t2) for the terms whose bits are t1 and t2, when ok. The zero
@@ -322,7 +372,7 @@ func newBuilder(ctx context.Context, m conjugate.Model, p Prior) (*builder, erro
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		f := b.store.LogML(i)
+		f := b.logML(i)
 		if math.IsNaN(f) {
 			return nil, fmt.Errorf("bhc: the marginal likelihood of item %d is not a number", i)
 		}
@@ -390,7 +440,8 @@ func (b *builder) logOdds(size int, f, num1, num2 float64) float64 {
 // odds returns the log-odds of merging a and c, the node's LogOdds that combine would give,
 // without the node's log p(D|T) (an exp and a log1p that selection does not need).
 func (b *builder) odds(a, c int) float64 {
-	f := b.store.LogMLUnion(a, c)
+	b.work.MergesScored++
+	f := b.logMLUnion(a, c)
 	na, nc := &b.nodes[a], &b.nodes[c]
 	size := na.Size + nc.Size
 	_, _, num1, num2 := b.terms(na, nc, size, f)
@@ -403,7 +454,7 @@ func (b *builder) merge(a, c int) int {
 	if id != len(b.nodes) {
 		panic("bhc: store and hierarchy ids out of step")
 	}
-	b.nodes = append(b.nodes, b.combine(a, c, b.store.LogML(id)))
+	b.nodes = append(b.nodes, b.combine(a, c, b.logML(id)))
 	return id
 }
 
@@ -414,7 +465,7 @@ func (b *builder) truncate(n int) {
 }
 
 func (b *builder) hierarchy() *Hierarchy {
-	return &Hierarchy{Prior: b.prior, Nodes: b.nodes, store: b.store}
+	return &Hierarchy{Prior: b.prior, Nodes: b.nodes, Work: b.work, store: b.store}
 }
 
 // Run is greedy BHC over all the model's items: it merges the pair of highest log-odds until one

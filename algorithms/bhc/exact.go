@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/hcbench/hcbench/algorithms/conjugate"
 	"github.com/hcbench/hcbench/algorithms/logspace"
@@ -40,6 +41,7 @@ func ExactFixed(ctx context.Context, m conjugate.Model, pi float64) (*Hierarchy,
 	// Each subset costs one marginal likelihood; ctx is looked at every 256 subsets, and once it
 	// is done the walk unwinds.
 	var err error
+	var work Work
 	visited := 0
 	var fill func(mask uint32, id, next int)
 	fill = func(mask uint32, id, next int) {
@@ -50,6 +52,7 @@ func ExactFixed(ctx context.Context, m conjugate.Model, pi float64) (*Hierarchy,
 			return
 		}
 		f[mask] = store.LogML(id)
+		work.MarginalLikelihoods++
 		for i := next; i < n; i++ {
 			c := store.Merge(id, i)
 			fill(mask|1<<i, c, i+1)
@@ -80,6 +83,7 @@ func ExactFixed(ctx context.Context, m conjugate.Model, pi float64) (*Hierarchy,
 			continue
 		}
 		rest := mask ^ low
+		work.Splits += int64(1)<<bits.OnesCount32(rest) - 1
 		top, arg := math.Inf(-1), uint32(0)
 		// sub runs over the proper subsets of rest in decreasing order; ≥ keeps the smallest
 		// tied left part.
@@ -114,5 +118,10 @@ func ExactFixed(ctx context.Context, m conjugate.Model, pi float64) (*Hierarchy,
 	if err != nil {
 		return nil, err
 	}
-	return Score(m, p, t)
+	h, err := Score(m, p, t)
+	if err != nil {
+		return nil, err
+	}
+	h.Work.add(work)
+	return h, nil
 }

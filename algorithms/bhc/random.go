@@ -239,11 +239,12 @@ func (b *builder) goesLeft(f Filter, lt, rt, x int) bool {
 	var sl, sr float64
 	switch f {
 	case FilterNote:
-		sl = b.nodes[lt].LogPi + b.store.LogMLUnion(lt, x) - b.nodes[lt].LogML
-		sr = b.nodes[rt].LogPi + b.store.LogMLUnion(rt, x) - b.nodes[rt].LogML
+		sl = b.nodes[lt].LogPi + b.logMLUnion(lt, x) - b.nodes[lt].LogML
+		sr = b.nodes[rt].LogPi + b.logMLUnion(rt, x) - b.nodes[rt].LogML
 	case FilterLogOdds:
 		sl, sr = b.odds(lt, x), b.odds(rt, x)
 	}
+	b.work.PointsFiltered++
 	return sl > sr
 }
 
@@ -310,7 +311,7 @@ func EM(ctx context.Context, m conjugate.Model, x [][]float64, p Prior, rng *ran
 		}
 		best, bestC := math.Inf(-1), 0
 		for c, it := range centre {
-			if s := b.store.LogMLUnion(it, i) - b.nodes[it].LogML; s > best {
+			if s := b.logMLUnion(it, i) - b.nodes[it].LogML; s > best {
 				best, bestC = s, c
 			}
 		}
@@ -341,6 +342,7 @@ func EM(ctx context.Context, m conjugate.Model, x [][]float64, p Prior, rng *ran
 				return nil, err
 			}
 			best, bestC := math.Inf(-1), assign[i]
+			b.work.Predictives += int64(len(ids))
 			for k, id := range ids {
 				if s := logN[k] + b.store.LogPredictive(id, x[i]); s > best {
 					best, bestC = s, cs[k]

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hcbench/hcbench/algorithms/conjugate"
+	"github.com/hcbench/hcbench/algorithms/conjugate/conjugatetest"
 	"github.com/hcbench/hcbench/algorithms/logspace"
 	"github.com/hcbench/hcbench/generators/mixture"
 )
@@ -346,26 +347,6 @@ func TestRandomizedEvidence(t *testing.T) {
 	}
 }
 
-// countingModel counts the marginal likelihoods of unions that its store computes.
-type countingModel struct {
-	conjugate.Model
-	unions *int
-}
-
-func (m countingModel) NewStore() conjugate.Store {
-	return countingStore{Store: m.Model.NewStore(), unions: m.unions}
-}
-
-type countingStore struct {
-	conjugate.Store
-	unions *int
-}
-
-func (s countingStore) LogMLUnion(a, b int) float64 {
-	*s.unions++
-	return s.Store.LogMLUnion(a, b)
-}
-
 // TestRandomizedScoresPairsOnce checks that RBHC scores each pair of items once within a chain
 // of subsamples drawn from one small set (pairCache): on the 20 000 points of the pinned run
 // rbhc-0/gauss4/n=20000 (m = 50) it computes at most 230 marginal likelihoods of unions per point,
@@ -376,8 +357,8 @@ func TestRandomizedScoresPairsOnce(t *testing.T) {
 		t.Skip("20 000 points")
 	}
 	const n = 20000
-	var unions int
-	m := countingModel{Model: niw(t, gaussian(t, 1, n, 4, 4), 20), unions: &unions}
+	var calls conjugatetest.Calls
+	m := conjugatetest.Counting{Model: niw(t, gaussian(t, 1, n, 4, 4), 20), Calls: &calls}
 	h, err := Randomized(context.Background(), m, Prior{Alpha: 1}, rand.New(rand.NewPCG(3, 1)), RandomizedOptions{M: 50})
 	if err != nil {
 		t.Fatal(err)
@@ -385,7 +366,7 @@ func TestRandomizedScoresPairsOnce(t *testing.T) {
 	if got, want := mergeHash(h.Merges()), pinned["rbhc-0/gauss4/n=20000"].merges; got != want {
 		t.Errorf("merges hash %s, pinned %s", got, want)
 	}
-	if perPoint := float64(unions) / n; perPoint > 230 {
+	if perPoint := float64(calls.LogMLUnion) / n; perPoint > 230 {
 		t.Errorf("%.1f marginal likelihoods of unions per point, want at most 230", perPoint)
 	}
 }

@@ -155,6 +155,25 @@ type Result struct {
 	Gamma float64
 	Nodes []Node
 	Steps []Step
+	// Work is what the search computed.
+	Work Work
+}
+
+// Work counts what a search computed: exact counts of its steps, the same on every run with the
+// same model and options, and independent of the machine (hcbench's work counters).
+type Work struct {
+	// MarginalLikelihoods is the number of log f(D) = log p(D|H1) computed: one per leaf, one per
+	// pair of trees scored, and one per pair tied within TieTolerance of the best at a step,
+	// whose operations are evaluated again for the tie rule (a node's own f is that of its
+	// pair's union, not computed again).
+	MarginalLikelihoods int64
+	// MergesScored is the number of pairs of current trees scored: n(n−1)/2 at the start, and
+	// after every step the new tree paired with each remaining one.
+	MergesScored int64
+	// OperationsScored is the number of allowed operations (join, absorb in either direction,
+	// collapse) whose likelihood ratio was computed, when pairs are scored and when tied pairs
+	// are evaluated again.
+	OperationsScored int64
 }
 
 // Items returns the number of leaves n.
@@ -288,6 +307,7 @@ type builder struct {
 	log1mPi  []float64 // log(1−π) for k children
 	nodes    []Node
 	sumCh    []float64 // Σ_c log p(D_c|T_c) per node, 0 for a leaf
+	work     Work
 	err      error
 }
 
@@ -326,6 +346,7 @@ func newBuilder(ctx context.Context, m conjugate.Model, o Options) (*builder, er
 			return nil, err
 		}
 		f := b.store.LogML(i)
+		b.work.MarginalLikelihoods++
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return nil, fmt.Errorf("brt: the marginal likelihood of item %d is %v, want finite", i, f)
 		}
@@ -349,24 +370,30 @@ func (b *builder) ops(a, c int, f float64) [4]option {
 	var out [4]option
 	na, nc := &b.nodes[a], &b.nodes[c]
 	out[0] = b.eval(Join, a, c, 2, na.LogP+nc.LogP, f)
+	b.work.OperationsScored++
 	if b.joinOnly {
 		return out
 	}
 	ka, kc := len(na.Children), len(nc.Children)
 	if ka > 0 {
 		out[1] = b.eval(Absorb, a, c, ka+1, b.sumCh[a]+nc.LogP, f)
+		b.work.OperationsScored++
 	}
 	if kc > 0 {
 		out[2] = b.eval(Absorb, c, a, kc+1, b.sumCh[c]+na.LogP, f)
+		b.work.OperationsScored++
 	}
 	if ka > 0 && kc > 0 {
 		out[3] = b.eval(Collapse, a, c, ka+kc, b.sumCh[a]+b.sumCh[c], f)
+		b.work.OperationsScored++
 	}
 	return out
 }
 
 // score returns the best likelihood ratio of the operations on the current trees a < c.
 func (b *builder) score(a, c int) float64 {
+	b.work.MergesScored++
+	b.work.MarginalLikelihoods++
 	f := b.store.LogMLUnion(a, c)
 	if math.IsNaN(f) || math.IsInf(f, 1) {
 		if b.err == nil {
@@ -458,6 +485,7 @@ func Run(ctx context.Context, m conjugate.Model, o Options) (*Result, error) {
 			// The forest keeps scores only: log f of the union is computed again, from the same
 			// statistics in the same order as when the pair was scored, hence the same value.
 			lf := b.store.LogMLUnion(int(c.A), int(c.B))
+			b.work.MarginalLikelihoods++
 			for _, op := range b.ops(int(c.A), int(c.B), lf) {
 				if op.allowed && op.score >= best-TieTolerance && (!found || op.before(&pick)) {
 					pick, pickF, found = op, lf, true
@@ -476,5 +504,5 @@ func Run(ctx context.Context, m conjugate.Model, o Options) (*Result, error) {
 			return nil, b.err
 		}
 	}
-	return &Result{Gamma: o.Gamma, Nodes: b.nodes, Steps: steps}, nil
+	return &Result{Gamma: o.Gamma, Nodes: b.nodes, Steps: steps, Work: b.work}, nil
 }

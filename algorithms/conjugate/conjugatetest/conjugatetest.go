@@ -43,3 +43,47 @@ func NIW(tb testing.TB, x, from [][]float64, g float64) *conjugate.NIW {
 	}
 	return m
 }
+
+// Calls counts the calls of a Counting model's stores.
+type Calls struct {
+	LogML, LogMLUnion, LogPredictive int64
+}
+
+// Counting wraps a model so that every store it makes counts the calls of LogML, LogMLUnion and
+// LogPredictive into Calls: an account of the marginal likelihoods a clustering asks for, kept
+// outside the clustering's own code, for the tests of its work counters.
+type Counting struct {
+	conjugate.Model
+	Calls *Calls
+	// Union, when not nil, is told the clusters of every LogMLUnion call.
+	Union func(a, b int)
+}
+
+// NewStore returns the wrapped model's store, counting.
+func (m Counting) NewStore() conjugate.Store {
+	return countingStore{Store: m.Model.NewStore(), calls: m.Calls, union: m.Union}
+}
+
+type countingStore struct {
+	conjugate.Store
+	calls *Calls
+	union func(a, b int)
+}
+
+func (s countingStore) LogML(c int) float64 {
+	s.calls.LogML++
+	return s.Store.LogML(c)
+}
+
+func (s countingStore) LogMLUnion(a, b int) float64 {
+	s.calls.LogMLUnion++
+	if s.union != nil {
+		s.union(a, b)
+	}
+	return s.Store.LogMLUnion(a, b)
+}
+
+func (s countingStore) LogPredictive(c int, x []float64) float64 {
+	s.calls.LogPredictive++
+	return s.Store.LogPredictive(c, x)
+}
