@@ -21,7 +21,7 @@ import (
 // which stays a lower bound, and is searched again when it reaches the heap's top.
 //
 // It returns the merges in the order made, heights the distances' roots.
-func generic(ctx context.Context, c *centroids, m Method) ([]merge, error) {
+func generic(ctx context.Context, c *centroids, m Method, w *Work) ([]merge, error) {
 	n := c.m
 	act := make([]int32, n) // the live slots, increasing
 	for s := range act {
@@ -31,6 +31,7 @@ func generic(ctx context.Context, c *centroids, m Method) ([]merge, error) {
 	h := newSlotHeap(n)
 	// nearestAbove finds slot s's nearest live slot above it, at position p of act.
 	nearestAbove := func(s, p int) {
+		w.NeighbourScans++
 		best, at := math.Inf(1), int32(-1)
 		ps := c.point(s)
 		for _, t := range act[p+1:] {
@@ -70,6 +71,7 @@ func generic(ctx context.Context, c *centroids, m Method) ([]merge, error) {
 		h.set(x, math.Inf(1)) // dead: never on top again while a pair is left
 		py, _ := slices.BinarySearch(act, int32(y))
 		ps := c.point(y)
+		w.DistanceUpdates += int64(py) // the live slots below y
 		for _, s := range act[:py] {
 			// At a tie with the bound, y wins if it comes first: the bound is then either
 			// next[s]'s distance or below every distance, y's included.

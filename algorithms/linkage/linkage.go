@@ -105,6 +105,30 @@ func (m Method) String() string {
 // Ward linkage, or an unknown method; and ctx.Err() if ctx is cancelled, looked at once per
 // chain link or tree edge (O(n) work each).
 func Run(ctx context.Context, n int, d []float64, m Method) (*tree.Tree, []float64, error) {
+	return RunWork(ctx, n, d, m, &Work{})
+}
+
+// Work counts what a linkage did: exact counts of its steps, the same on every run on the same
+// input, and independent of the machine (hcbench's work counters).
+type Work struct {
+	// DistanceUpdates is the number of distances to a merged cluster updated: the Lance–Williams
+	// updates of the distance array by the nearest-neighbour chain (average, complete and Ward
+	// linkage of Run: one per other remaining cluster at each merge, (n−1)(n−2)/2 for n items),
+	// Prim's updates of each point outside the tree to its distance from the tree (single
+	// linkage: one per outside point at each step, n(n−1)/2), and the distances from the clusters
+	// in lower slots to a merged cluster, computed again from the centroids (centroid and median
+	// linkage). Ward linkage of Vectors keeps no distances to update: 0.
+	DistanceUpdates int64
+	// NeighbourScans is the number of scans of all remaining clusters for one cluster's nearest
+	// neighbour: the nearest-neighbour chain's links whose earlier scan could not answer (average,
+	// complete and Ward linkage), Prim's steps (single linkage: n − 1), and the generic
+	// algorithm's searches for a cluster's nearest neighbour in the higher slots (centroid and
+	// median linkage).
+	NeighbourScans int64
+}
+
+// RunWork is Run, adding the work it did to w.
+func RunWork(ctx context.Context, n int, d []float64, m Method, w *Work) (*tree.Tree, []float64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -150,9 +174,9 @@ func Run(ctx context.Context, n int, d []float64, m Method) (*tree.Tree, []float
 	var ms []merge
 	var err error
 	if m == Single {
-		ms, err = primCondensed(ctx, n, d)
+		ms, err = primCondensed(ctx, n, d, w)
 	} else {
-		ms, err = nnChain(ctx, n, d, m)
+		ms, err = nnChain(ctx, n, d, m, w)
 	}
 	if err != nil {
 		return nil, nil, err

@@ -26,7 +26,7 @@ const gatherBlock = 512
 //
 // Each entry of d is read once, when the first of its two items joins the tree, and a NaN or
 // ±Inf entry is reported then: Run has no pass of its own over d for single linkage.
-func primCondensed(ctx context.Context, n int, d []float64) ([]merge, error) {
+func primCondensed(ctx context.Context, n int, d []float64, w *Work) ([]merge, error) {
 	rest := make([]int32, n-1)   // the items not in the tree, increasing; −1 once added
 	dist := make([]float64, n-1) // their distance to the tree
 	for p := range rest {
@@ -43,6 +43,8 @@ func primCondensed(ctx context.Context, n int, d []float64) ([]merge, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		w.NeighbourScans++
+		w.DistanceUpdates += int64(n - 1 - len(ms)) // every item outside the tree
 		best, bp := math.Inf(1), -1
 		// Items below x, down column x: gathered first, a block at a time (see
 		// gatherBlock). An item already added (−1) reads an entry of row 0, unused.
@@ -124,6 +126,11 @@ func compactRest(rest []int32, dist []float64, x int) ([]int32, []float64, int) 
 // The rows must have equal lengths and finite entries. SingleEuclidean returns an error
 // otherwise, for no rows, or ctx.Err() if ctx is cancelled (looked at once per tree edge).
 func SingleEuclidean(ctx context.Context, x [][]float64) (*tree.Tree, []float64, error) {
+	return singleEuclidean(ctx, x, &Work{})
+}
+
+// singleEuclidean is SingleEuclidean, adding the work it did to w.
+func singleEuclidean(ctx context.Context, x [][]float64, w *Work) (*tree.Tree, []float64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -136,7 +143,7 @@ func SingleEuclidean(ctx context.Context, x [][]float64) (*tree.Tree, []float64,
 		t, err := tree.FromMerges(1, nil)
 		return t, []float64{}, err
 	}
-	ms, err := primVectors(ctx, n, len(x[0]), pts)
+	ms, err := primVectors(ctx, n, len(x[0]), pts, w)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -168,7 +175,7 @@ func flatten(x [][]float64) ([]float64, error) {
 // coordinates in pts, row-major, computed as needed. The points not yet in the tree are kept in
 // order with their coordinates beside them, so that each step reads them front to back; an
 // added point's distance becomes NaN, which no comparison selects, until the next compaction.
-func primVectors(ctx context.Context, n, dims int, pts []float64) ([]merge, error) {
+func primVectors(ctx context.Context, n, dims int, pts []float64, w *Work) ([]merge, error) {
 	rest := make([]int32, n-1)
 	dist := make([]float64, n-1) // squared
 	coord := make([]float64, (n-1)*dims)
@@ -184,6 +191,8 @@ func primVectors(ctx context.Context, n, dims int, pts []float64) ([]merge, erro
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		w.NeighbourScans++
+		w.DistanceUpdates += int64(n - 1 - len(ms)) // every point outside the tree
 		var bp int
 		if dims == 2 {
 			bp = nearest2(x[0], x[1], coord, dist)

@@ -19,8 +19,9 @@ import (
 // n = 5,000 that spares a fifth of the scans. When half the slots are retired, the array is
 // compacted to the remaining ones (in place, in slot order, so that scans meet clusters in the
 // same order), which keeps the later scans in cache and costs O(n²/6) moves in all.
-func nnChain(ctx context.Context, n int, d []float64, m Method) ([]merge, error) {
+func nnChain(ctx context.Context, n int, d []float64, m Method, w *Work) ([]merge, error) {
 	c := newChainState(n, d, m)
+	c.work = w
 	ms := make([]merge, 0, n-1)
 	chain := make([]int, 0, n)
 	scans := make([]scan, 0, n) // by chain link: its last full scan
@@ -109,12 +110,14 @@ type chainState struct {
 	merges int     // the number of merges so far
 	ys     []int32 // by merge: the slot that took the merged cluster
 	stamp  []int   // by slot: the number of merges up to its latest one, 0 if none
+
+	work *Work
 }
 
 // newChainState returns the state of n single items with distances d, for method m.
 func newChainState(n int, d []float64, m Method) *chainState {
 	c := &chainState{m: n, d: d, off: make([]int, n), size: make([]float64, n), item: make([]int32, n), act: make([]int32, n),
-		ys: make([]int32, 0, n-1), stamp: make([]int, n)}
+		ys: make([]int32, 0, n-1), stamp: make([]int, n), work: &Work{}}
 	for s := range n {
 		c.size[s], c.item[s], c.act[s] = 1, int32(s), int32(s)
 	}
@@ -154,6 +157,7 @@ func (c *chainState) at(s, t int) float64 {
 // distance. It scans all remaining clusters and records the nearest in sc.
 func (c *chainState) nearest(x, prev int, sc *scan) (int, float64) {
 	*sc = scan{valid: true, merges: c.merges}
+	c.work.NeighbourScans++
 	for k := range sc.slot {
 		sc.slot[k], sc.dist[k] = -1, math.Inf(1)
 	}
@@ -229,6 +233,7 @@ func (c *chainState) merge(x, y int, dxy float64, m Method) {
 	px, _ := slices.BinarySearch(c.act, int32(x))
 	c.act = slices.Delete(c.act, px, px+1)
 	py, _ := slices.BinarySearch(c.act, int32(y))
+	c.work.DistanceUpdates += int64(len(c.act) - 1) // every remaining slot but y
 	d, off, size := c.d, c.off, c.size
 	u := update{nx: nx, ny: ny, dxy: dxy, nxy: nx + ny, inv: c.inv}
 	if m == Ward { // c.act[:px] are the slots below x, c.act[px:py] those between x and y

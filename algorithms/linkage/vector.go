@@ -52,9 +52,14 @@ import (
 // no rows, for a method that needs the distances of the items (Average, Complete: use Run), or
 // ctx.Err() if ctx is cancelled (looked at once per chain link or merge, O(n·dims) work each).
 func Vectors(ctx context.Context, x [][]float64, m Method) (*tree.Tree, []float64, error) {
+	return VectorsWork(ctx, x, m, &Work{})
+}
+
+// VectorsWork is Vectors, adding the work it did to w.
+func VectorsWork(ctx context.Context, x [][]float64, m Method, w *Work) (*tree.Tree, []float64, error) {
 	switch m {
 	case Single:
-		return SingleEuclidean(ctx, x)
+		return singleEuclidean(ctx, x, w)
 	case Ward, Centroid, Median:
 	default:
 		return nil, nil, fmt.Errorf("linkage: %v linkage is not defined on centroids; use Run on the distances", m)
@@ -80,9 +85,9 @@ func Vectors(ctx context.Context, x [][]float64, m Method) (*tree.Tree, []float6
 	c := newCentroids(n, dims, pts)
 	var ms []merge
 	if m == Ward {
-		ms, err = wardChain(ctx, c)
+		ms, err = wardChain(ctx, c, w)
 	} else {
-		ms, err = generic(ctx, c, m)
+		ms, err = generic(ctx, c, m, w)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -187,12 +192,12 @@ func (c *centroids) join(x, y int, m Method) {
 // selects), in slot order; when an eighth of the slots are dead they are compacted away, in
 // order, which keeps the tie rule. A link that is the chain's tip again reuses its earlier scan
 // where the merges since tell its answer (see scan and rescan in nnchain.go).
-func wardChain(ctx context.Context, c *centroids) ([]merge, error) {
+func wardChain(ctx context.Context, c *centroids, work *Work) ([]merge, error) {
 	n := c.m
 	ms := make([]merge, 0, n-1)
 	chain := make([]int, 0, n)
 	scans := make([]scan, 0, n)
-	w := wardState{centroids: c, stamp: make([]int, n), ys: make([]int32, 0, n-1)}
+	w := wardState{centroids: c, stamp: make([]int, n), ys: make([]int32, 0, n-1), work: work}
 	for len(ms) < n-1 {
 		if len(chain) == 0 {
 			s := 0
@@ -248,12 +253,14 @@ type wardState struct {
 	merges int
 	ys     []int32 // by merge: the slot that took the merged cluster
 	stamp  []int   // by slot: the number of merges up to its latest one, 0 if none
+	work   *Work
 }
 
 // nearest returns the live slot nearest to slot x and its halved Ward distance by
 // chainState.nearest's rule, and records the nearest few in sc.
 func (w *wardState) nearest(x, prev int, sc *scan) (int, float64) {
 	*sc = scan{valid: true, merges: w.merges}
+	w.work.NeighbourScans++
 	for k := range sc.slot {
 		sc.slot[k], sc.dist[k] = -1, math.Inf(1)
 	}
