@@ -17,8 +17,16 @@ func init() {
 		Start:     Simple(solveBHC),
 		Memory:    func(p Params, s item.Size, n int) int64 { return pairMemory(p.(*BHCParams).ClusterModel, s, n) },
 		// Every pair's merge is scored once and kept in a heap (bhcPairSeconds).
-		Cost: func(p Params, n int) float64 { return p.(*BHCParams).runs() * bhcPairSeconds * square(n) },
+		Cost:     func(p Params, n int) float64 { return p.(*BHCParams).runs() * bhcPairSeconds * square(n) },
+		Counters: bhcCounters,
 	})
+}
+
+// bhcCounters are greedy BHC's work counters: n² marginal likelihoods and (n−1)² merges scored on
+// n points.
+var bhcCounters = []Counter{
+	mlCounter("one per tree node made and one per candidate merge scored, n² on n points"),
+	mergesScoredCounter,
 }
 
 // BHCParams: `bhc` is greedy Bayesian hierarchical clustering (Heller & Ghahramani 2005).
@@ -44,7 +52,7 @@ func solveBHC(ctx context.Context, p *BHCParams, t Task, _ Run) (Solution, error
 		if err != nil {
 			return bayesOutcome{}, err
 		}
-		return hierarchyOutcome(h, p.Cut, p.Merges), nil
+		return hierarchyOutcome(h, p.Cut, p.Merges, bhcCounters), nil
 	}
 	return solveBayes(ctx, p.ClusterModel, bhc.TieRule, run, t, keepPrior)
 }

@@ -39,7 +39,16 @@ func init() {
 			}
 			return max(3e-6*float64(n)*math.Log2(float64(n)), bhcPairSeconds*square(e.M))
 		},
+		Counters: embhcCounters,
 	})
+}
+
+// embhcCounters are EMBHC's work counters.
+var embhcCounters = []Counter{
+	mlCounter("one per point and subsample cluster of the first assignment, then those of the clusters' RBHC and of the final greedy BHC"),
+	mergesScoredCounter,
+	pointsFilteredCounter,
+	{Key: "predictive_densities", Help: "posterior predictive densities of a point given a cluster computed by the hard-EM steps, one per point and cluster in each step, summed over the runs of cc: optimise"},
 }
 
 // EMBHCParams: `embhc` is BHC on clusters refined by hard EM (the 2005 note, Fig. 5).
@@ -74,7 +83,7 @@ func solveEMBHC(ctx context.Context, p *EMBHCParams, t Task, _ Run) (Solution, e
 		if err != nil {
 			return bayesOutcome{}, err
 		}
-		return hierarchyOutcome(h, p.Cut, p.Merges), nil
+		return hierarchyOutcome(h, p.Cut, p.Merges, embhcCounters), nil
 	}
 	return solveBayes(ctx, p.ClusterModel, bhc.TieRule, run, t, keepPrior)
 }

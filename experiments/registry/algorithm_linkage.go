@@ -39,6 +39,10 @@ func init() {
 			}
 			return 2e-5 + 1.5e-8*square(n)
 		},
+		Counters: []Counter{
+			{Key: "distance_updates", Help: "distances to a merged cluster updated: Lance–Williams updates of the distance array (average, complete, ward; (n−1)(n−2)/2 on n points), updates of each point's distance to Prim's tree (single; n(n−1)/2), and the distances from lower slots to a merged cluster recomputed from the centroids (centroid, median); 0 for ward with vectors: true, which keeps no distances"},
+			{Key: "neighbour_scans", Help: "scans of all remaining clusters for one cluster's nearest neighbour: nearest-neighbour chain links that an earlier scan could not answer (average, complete, ward), Prim's steps (single; n − 1), the generic algorithm's searches of the higher slots (centroid, median)"},
+		},
 	})
 }
 
@@ -112,6 +116,7 @@ func solveLinkage(ctx context.Context, p *LinkageParams, t Task, _ Run) (Solutio
 		"centroid": linkage.Centroid, "median": linkage.Median}[p.Method]
 	var tr *tree.Tree
 	var heights []float64
+	var work linkage.Work
 	var err error
 	switch p.Distance {
 	case "euclidean":
@@ -124,14 +129,14 @@ func solveLinkage(ctx context.Context, p *LinkageParams, t Task, _ Run) (Solutio
 			}
 		}
 		if p.fromVectors() {
-			tr, heights, err = linkage.Vectors(ctx, it.Vectors, method) // no distance array
+			tr, heights, err = linkage.VectorsWork(ctx, it.Vectors, method, &work) // no distance array
 			break
 		}
 		var d []float64
 		if d, err = linkage.Euclidean(ctx, it.Vectors); err != nil {
 			return Solution{}, err
 		}
-		tr, heights, err = linkage.Run(ctx, len(it.Vectors), d, method)
+		tr, heights, err = linkage.RunWork(ctx, len(it.Vectors), d, method, &work)
 	case "weights":
 		var m model.Model
 		if m, err = NeedModel("linkage with distance: weights", it); err != nil {
@@ -146,7 +151,7 @@ func solveLinkage(ctx context.Context, p *LinkageParams, t Task, _ Run) (Solutio
 		if d, err = weightDistances(ctx, w); err != nil {
 			return Solution{}, err
 		}
-		tr, heights, err = linkage.Run(ctx, len(w), d, method)
+		tr, heights, err = linkage.RunWork(ctx, len(w), d, method, &work)
 	}
 	if err != nil {
 		return Solution{}, err
@@ -157,7 +162,8 @@ func solveLinkage(ctx context.Context, p *LinkageParams, t Task, _ Run) (Solutio
 			return Solution{}, err
 		}
 	}
-	return Solution{Tree: tr, LogLikelihood: ll, Heights: nodeHeights(tr, heights)}, nil
+	counters := map[string]int64{"distance_updates": work.DistanceUpdates, "neighbour_scans": work.NeighbourScans}
+	return Solution{Tree: tr, LogLikelihood: ll, Heights: nodeHeights(tr, heights), Counters: counters}, nil
 }
 
 // nodeHeights returns the heights of a linkage tree by node (Solution.Heights): 0 for the leaves,

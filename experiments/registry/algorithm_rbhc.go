@@ -35,7 +35,15 @@ func init() {
 			}
 			return max(1.5e-6*float64(n)*math.Log2(float64(n)), bhcPairSeconds*square(r.Base*r.M))
 		},
+		Counters: rbhcCounters,
 	})
+}
+
+// rbhcCounters are RBHC's work counters.
+var rbhcCounters = []Counter{
+	mlCounter("one per tree node made (the discarded subsample trees' included), one per candidate merge scored, two per point filtered"),
+	{Key: "merges_scored", Help: "candidate merges scored: the pairs of each subsample and each greedy set (a pair of points that several subsamples share once), then each new tree with every remaining one, and with filter: logodds two per point filtered, summed over the runs of cc: optimise"},
+	pointsFilteredCounter,
 }
 
 // RBHCParams: `rbhc` is randomized BHC (Heller & Ghahramani's 2005 note, Fig. 3).
@@ -73,7 +81,7 @@ func solveRBHC(ctx context.Context, p *RBHCParams, t Task, _ Run) (Solution, err
 		if err != nil {
 			return bayesOutcome{}, err
 		}
-		return hierarchyOutcome(h, p.Cut, p.Merges), nil
+		return hierarchyOutcome(h, p.Cut, p.Merges, rbhcCounters), nil
 	}
 	return solveBayes(ctx, p.ClusterModel, bhc.TieRule, run, t, keepPrior)
 }

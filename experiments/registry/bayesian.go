@@ -259,6 +259,35 @@ type bayesOutcome struct {
 	lowerBound *float64
 	clusters   [][]int
 	merges     []results.Merge
+	// counters are the run's work counters, every one the algorithm declares.
+	counters map[string]int64
+}
+
+// The work counters of the Bayesian algorithms (Algorithm.Counters), which solveBayes sums over
+// the runs of the cc search. Each algorithm declares those its steps have; the keys are shared.
+var (
+	mergesScoredCounter   = Counter{Key: "merges_scored", Help: "candidate merges of two trees scored: every pair of the starting trees, then each new tree with every remaining one, summed over the runs of cc: optimise"}
+	pointsFilteredCounter = Counter{Key: "points_filtered", Help: "points sent to one side of a subsample tree's top split, summed over the runs of cc: optimise"}
+)
+
+// mlCounter is the counter of marginal likelihoods, its help saying (what) which ones an algorithm
+// computes.
+func mlCounter(what string) Counter {
+	return Counter{Key: "marginal_likelihoods", Help: "marginal likelihoods of a cluster's data under one component computed: " + what + ", summed over the runs of cc: optimise"}
+}
+
+// workCounters returns the counters cs declared, read by key from values, which holds the value
+// of every counter an algorithm family counts.
+func workCounters(cs []Counter, values map[string]int64) map[string]int64 {
+	out := make(map[string]int64, len(cs))
+	for _, c := range cs {
+		v, ok := values[c.Key]
+		if !ok {
+			panic("registry: no value for the declared counter " + c.Key) // the tables disagree
+		}
+		out[c.Key] = v
+	}
+	return out
 }
 
 // bayesRunner runs one Bayesian algorithm with the cluster model m on the vectors x.
@@ -288,12 +317,18 @@ func solveBayes(ctx context.Context, cm ClusterModel, tieRule string, run bayesR
 	for i := range seed {
 		seed[i] = byte(t.RNG.Uint32())
 	}
+	// The work of every run counts, the cc search's included.
+	work := map[string]int64{}
 	once := func(cc float64) (bayesOutcome, error) {
 		m, err := cm.build(x, cc)
 		if err != nil {
 			return bayesOutcome{}, err
 		}
-		return run(ctx, m, x, rand.New(rand.NewChaCha8(seed)))
+		o, err := run(ctx, m, x, rand.New(rand.NewChaCha8(seed)))
+		for k, v := range o.counters {
+			work[k] += v
+		}
+		return o, err
 	}
 	cc := cm.CC.Value
 	if cm.Model != "niw" && cm.CC.Optimise {
@@ -308,7 +343,7 @@ func solveBayes(ctx context.Context, cm ClusterModel, tieRule string, run bayesR
 	if err != nil {
 		return Solution{}, err
 	}
-	sol := Solution{Tree: o.tree, Clusters: o.clusters, Merges: o.merges, LogLikelihood: math.NaN()}
+	sol := Solution{Tree: o.tree, Clusters: o.clusters, Merges: o.merges, LogLikelihood: math.NaN(), Counters: work}
 	if t.Item.Model != nil && o.tree.IsBinary() {
 		if sol.LogLikelihood, err = model.TreeLogLikelihood(t.Item.Model, o.tree); err != nil {
 			return Solution{}, err
@@ -371,10 +406,14 @@ func (c ClusterModel) build(x [][]float64, cc float64) (conjugate.Model, error) 
 	return nil, fmt.Errorf("unknown cluster model %q", c.Model)
 }
 
-// hierarchyOutcome reads a BHC hierarchy's tree, evidence, lower bound, flat clusters (cut) and,
-// with merges, every merge's quantities.
-func hierarchyOutcome(h *bhc.Hierarchy, cut string, merges bool) bayesOutcome {
-	o := bayesOutcome{tree: h.Tree(), evidence: h.LogEvidence()}
+// hierarchyOutcome reads a BHC hierarchy's tree, evidence, lower bound, flat clusters (cut),
+// the work counters cs and, with merges, every merge's quantities.
+func hierarchyOutcome(h *bhc.Hierarchy, cut string, merges bool, cs []Counter) bayesOutcome {
+	w := h.Work
+	o := bayesOutcome{tree: h.Tree(), evidence: h.LogEvidence(), counters: workCounters(cs, map[string]int64{
+		"marginal_likelihoods": w.MarginalLikelihoods, "merges_scored": w.MergesScored, "points_filtered": w.PointsFiltered,
+		"predictive_densities": w.Predictives, "splits": w.Splits,
+	})}
 	if lb, ok := h.LowerBound(); ok {
 		o.lowerBound = &lb
 	}
