@@ -7,7 +7,7 @@ likelihood itself, from the leaves' 4-momenta and the request's model fields, me
 clusters whose split is most likely until one cluster is left, and answers one JSON line on
 stdout: the merges (scipy's linkage convention: leaves 0..n-1, the k-th merge makes node n+k) or
 the same tree in Newick, the tree's log-likelihood under its own computation, its compute time
-and a count of the pairs it scored. hcbench scores the tree again under its own model, and warns
+and, as a work counter, the number of pairs it scored ((n-1)^2 for n leaves). hcbench scores the tree again under its own model, and warns
 when the two disagree.
 
 params (the config entry's `params`, passed verbatim):
@@ -120,7 +120,7 @@ class Ginkgo:
 
 
 def cluster(request):
-    """Greedy agglomeration of one jet: the answer's merges, log-likelihood and extra."""
+    """Greedy agglomeration of one jet: the answer's merges, log-likelihood, extra and counters."""
     if not isinstance(request.get("model"), dict) or "leaves" not in request.get("data", {}):
         raise ValueError("this program clusters jets (data.leaves with a Ginkgo model)")
     model = Ginkgo(request["model"])
@@ -154,7 +154,7 @@ def cluster(request):
         live[n + k] = (p, mass2(p), na + nb)
         merges.append([a, b])
         total += best_score
-    return merges, total, {"pairs_scored": scored, "noise": noise}
+    return merges, total, {"noise": noise}, {"pairs_scored": scored}
 
 
 def newick(merges, n, labels):
@@ -188,7 +188,7 @@ def main():
         try:
             if request.get("protocol") != 2:
                 raise ValueError("protocol %r: this program speaks protocol 2" % request.get("protocol"))
-            merges, log_likelihood, extra = cluster(request)
+            merges, log_likelihood, extra, counters = cluster(request)
             if request.get("params", {}).get("answer", "merges") == "newick":
                 answer["newick"] = newick(merges, request["n"], leaf_labels(request))
             else:
@@ -197,6 +197,7 @@ def main():
             answer["log_likelihood"] = None if math.isinf(log_likelihood) else log_likelihood
             answer["seconds"] = time.process_time() - start
             answer["extra"] = extra
+            answer["counters"] = counters
         except Exception as e:  # answer the error: the task fails, the program goes on
             print("item %s: %r" % (request.get("item"), e), file=sys.stderr)
             answer = {"task": request["task"], "error": str(e)}

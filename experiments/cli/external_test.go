@@ -161,7 +161,8 @@ algorithms:
 
 // TestExternalExampleConfig runs the shipped configs/external.yaml (its Python program and its
 // shell-and-awk one) on fewer jets: no task fails, the Python greedy's trees score as hcbench's
-// own greedy, and its own log-likelihood agrees with hcbench's (no warning). Skipped without
+// own greedy, its own log-likelihood agrees with hcbench's (no warning), and its counter of
+// pairs scored, recorded as counters.pairs_scored, is its closed form (n−1)². Skipped without
 // python3 on PATH.
 func TestExternalExampleConfig(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
@@ -203,7 +204,7 @@ func TestExternalExampleConfig(t *testing.T) {
 		}
 		if r.Algorithm == "greedy-py" {
 			g := recs[strings.Replace(k, "algorithm=greedy-py", "algorithm=greedy", 1)]
-			if !near(*r.LogLikelihood, *g.LogLikelihood) || r.ReportedLogLikelihood == nil || r.ReportedSeconds == nil || r.Extra["pairs_scored"] == nil {
+			if !near(*r.LogLikelihood, *g.LogLikelihood) || r.ReportedLogLikelihood == nil || r.ReportedSeconds == nil || r.Counters["pairs_scored"] != int64(r.N-1)*int64(r.N-1) {
 				t.Errorf("%s: %+v\ngreedy's %+v", k, r, g)
 			}
 		}

@@ -39,14 +39,15 @@ func init() {
 			`labels only with give_labels); the program writes one JSON line per request on stdout, in order: ` +
 			`{"task", "newick"} (leaves labelled as leaf_labels says: by index 0..n−1 or by names), {"task", "merges"} (scipy's linkage: leaves 0..n−1, merge k makes node n+k) ` +
 			`or {"task", "error"}, optionally with log_likelihood (recorded as reported_log_likelihood, a warning when it differs from hcbench's own score by more than 1e-6), ` +
-			"seconds (reported_seconds) and extra (flat values, at most 64 keys and 4 KiB: a larger one fails the task). hcbench scores the tree itself under the item's model; a rose tree gets no log_likelihood. " +
+			"seconds (reported_seconds), extra (flat values, at most 64 keys and 4 KiB: a larger one fails the task) " +
+			"and counters (the program's work counters, recorded as counters: at most 64, named by 1 to 64 lower-case letters, digits and '_', each an integer ≥ 0; a bad one fails the task). hcbench scores the tree itself under the item's model; a rose tree gets no log_likelihood. " +
 			"Its stderr goes to the run's log, at most 64 KiB at once and 16 KiB a second. A malformed or unsolicited line, a wrong task key, an invalid tree, a program that exits, " +
 			"a line over 16 MiB or a timeout fails that task only, with the cause and the last lines of stderr: the program is killed with its process group and a fresh one starts for the next item",
 		NewParams:   func() Params { return &ExternalParams{} },
 		OwnCounters: true, // its programs name their own
 		Start:       startExternal,
 		Memory:      externalMemory,
-		RecordBytes: func(Params) int64 { return extraRecordBytes },
+		RecordBytes: func(Params) int64 { return extraRecordBytes + counterRecordBytes },
 		// Unknown: a program's own algorithm. A guess of a millisecond for the request and
 		// answer and 1 µs·n², which the progress calibrates from the first tasks.
 		Cost: func(_ Params, n int) float64 { return 1e-3 + 1e-6*square(n) },
@@ -54,7 +55,8 @@ func init() {
 }
 
 // The working memory of an external task in hcbench (the program's own is its own): its
-// program's buffers, the request and the answer lines, and an answer's extra at its bound.
+// program's buffers, the request and the answer lines, and an answer's extra and counters at
+// their bounds.
 const (
 	// extProgramBytes: the stdout reader's buffer, stderr's line buffer and tail, and the
 	// goroutines and pipes of one program.
@@ -69,12 +71,13 @@ const (
 )
 
 // externalMemory estimates the working memory of one external task on an item of n leaves of a
-// data set of size s: its program's buffers, the request and the answer, and an extra at its
-// bound while the answer is parsed (a record keeps the extra: RecordBytes counts it there).
+// data set of size s: its program's buffers, the request and the answer, and an extra and
+// counters at their bounds while the answer is parsed (a record keeps them: RecordBytes counts
+// them there).
 func externalMemory(_ Params, s item.Size, n int) int64 {
 	perLeaf := int64(extNameBytes + extNumberBytes*max(s.Dims, 4))
 	lines := memory.Mul(int64(n), perLeaf+extAnswerLeafBytes)
-	return memory.Add(extProgramBytes+extraRecordBytes, memory.Mul(extLineCopies, lines))
+	return memory.Add(extProgramBytes+extraRecordBytes+counterRecordBytes, memory.Mul(extLineCopies, lines))
 }
 
 // ExternalParams: `external` runs a program of the user's through the external protocol.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 	"github.com/hcbench/hcbench/algorithms/model/ginkgo"
 	"github.com/hcbench/hcbench/algorithms/tree"
 	"github.com/hcbench/hcbench/experiments/item"
+	"github.com/hcbench/hcbench/experiments/metric"
 	"github.com/hcbench/hcbench/experiments/results"
 	"github.com/hcbench/hcbench/internal/linelimit"
 )
@@ -43,6 +45,15 @@ const (
 	maxExtraBytes    = 4 << 10
 	maxExtraKeys     = 64
 	extraRecordBytes = 16 << 10 // measured: 10 KiB for 64 keys of 50-byte strings, rounded up
+)
+
+// maxCounters and maxCounterKeyBytes bound an answer's counters: their number and a key's
+// length. A record keeps them, as it keeps extra; counterRecordBytes is what counters at the
+// bounds hold in memory, counted for each record in the run's memory estimate.
+const (
+	maxCounters        = 64
+	maxCounterKeyBytes = 64
+	counterRecordBytes = 8 << 10 // measured: 7.5 KiB for 64 keys of 64 bytes, rounded up
 )
 
 // maxErrorText bounds the message of a program's error answer, and the quote of a bad line, in a
@@ -206,10 +217,11 @@ type extAnswer struct {
 	reportedLL *float64
 	seconds    *float64
 	extra      map[string]any
+	counters   map[string]int64
 }
 
 // answerKeys are the keys an answer may have.
-var answerKeys = []string{"task", "newick", "merges", "error", "log_likelihood", "seconds", "extra"}
+var answerKeys = []string{"task", "newick", "merges", "error", "log_likelihood", "seconds", "extra", "counters"}
 
 // parseAnswer reads an answer line to the request of task key over n leaves, named by names,
 // whose Newick labels leaves as by says. Its error says what is wrong with the line; any error
@@ -300,18 +312,53 @@ func parseAnswer(line []byte, key string, n int, names []string, by tree.LeafLab
 		if len(raw) > maxExtraBytes {
 			// Over the bound: the line is well-formed, so the program stays, but nothing
 			// of the answer is kept (a record holds all the program answered, or says why not).
-			a.refused = fmt.Sprintf("answered with an extra of %s, more than the %s an answer's extra may hold", linelimit.Size(len(raw)), linelimit.Size(maxExtraBytes))
+			a.refused = fmt.Sprintf("answered with an extra of %s, more than the %s an answer's extra may hold%s", linelimit.Size(len(raw)), linelimit.Size(maxExtraBytes), extraHint)
 			return a, nil
 		}
 		if a.extra, err = flatObject(raw); err != nil {
 			return nil, fmt.Errorf("answered with a bad extra: %v", err)
 		}
 		if len(a.extra) > maxExtraKeys {
-			a.refused = fmt.Sprintf("answered with an extra of %d keys, more than the %d an answer's extra may hold", len(a.extra), maxExtraKeys)
+			a.refused = fmt.Sprintf("answered with an extra of %d keys, more than the %d an answer's extra may hold%s", len(a.extra), maxExtraKeys, extraHint)
 			a.extra = nil
+			return a, nil
+		}
+	}
+	if raw, ok := fields["counters"]; ok {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+			return nil, fmt.Errorf("answered with counters that are not an object (%s)", quoteLine(raw))
+		}
+		if a.counters, a.refused = checkCounters(obj); a.refused != "" {
+			a.extra, a.counters = nil, nil
 		}
 	}
 	return a, nil
+}
+
+// extraHint says why an extra has bounds and what to do instead.
+const extraHint = " (a record keeps extra, and a run keeps its records in memory); keep extra to a few values (write bulk output to a file of the program's own)"
+
+// checkCounters reads an answer's counters: at most maxCounters, each named as a work counter is
+// (metric.ValidCounterKey, at most maxCounterKeyBytes) and a non-negative integer. why says,
+// naming the counter, what breaks the rules (the first by name, so the message is the same
+// whatever the order of the answer's keys); the line itself is well-formed.
+func checkCounters(obj map[string]json.RawMessage) (counters map[string]int64, why string) {
+	if len(obj) > maxCounters {
+		return nil, fmt.Sprintf("answered with %d counters, more than the %d an answer may hold (a record keeps them)", len(obj), maxCounters)
+	}
+	counters = make(map[string]int64, len(obj))
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		if !metric.ValidCounterKey(k) || len(k) > maxCounterKeyBytes {
+			return nil, fmt.Sprintf("answered with a counter named %s; a counter's name is 1 to %d lower-case letters, digits and '_'", quoteLine([]byte(k)), maxCounterKeyBytes)
+		}
+		v, err := strconv.ParseInt(string(obj[k]), 10, 64)
+		if err != nil || v < 0 {
+			return nil, fmt.Sprintf("answered with counter %q = %s, which is not a count: a counter is an integer from 0 to 2^63 − 1, written without a fraction or exponent", k, quoteLine(obj[k]))
+		}
+		counters[k] = v
+	}
+	return counters, ""
 }
 
 // labelsHint says what to change when a Newick answer gave its leaves the other way than the
@@ -447,7 +494,7 @@ func (s *externalSolver) Solve(ctx context.Context, t Task) (Solution, error) {
 	p.lastTask = t.Key
 	if a.refused != "" {
 		s.release(p)
-		return Solution{}, fmt.Errorf("external program %s (pid %d) %s (a record keeps extra, and a run keeps its records in memory): the task fails and its tree is not recorded; keep extra to a few values (write bulk output to a file of the program's own); the program is kept for the next item", s.display, p.pid, a.refused)
+		return Solution{}, fmt.Errorf("external program %s (pid %d) %s: the task fails and its tree is not recorded; the program is kept for the next item", s.display, p.pid, a.refused)
 	}
 	if a.errText != "" {
 		tail := p.tail.lines()
@@ -562,7 +609,7 @@ func (s *externalSolver) fail(p *extProc, cause string) error {
 // score makes the Solution of an answer: the tree scored under the item's model by hcbench
 // itself, as a built-in algorithm's, and what the program reported beside it.
 func score(it *item.Item, a *extAnswer) (Solution, error) {
-	sol := Solution{Tree: a.tree, LogLikelihood: math.NaN()}
+	sol := Solution{Tree: a.tree, LogLikelihood: math.NaN(), Counters: a.counters}
 	if it.Model != nil {
 		if a.tree.IsBinary() {
 			ll, err := model.TreeLogLikelihood(it.Model, a.tree)

@@ -477,7 +477,7 @@ func TestExternalExtraBounds(t *testing.T) {
 	}
 }
 
-// TestExternalBoundsDocumented: the bounds of extra and of the log's share of stderr, as the
+// TestExternalBoundsDocumented: the bounds of extra, of counters and of the log's share of stderr, as the
 // algorithm's help and docs/external.md state them, are the code's.
 func TestExternalBoundsDocumented(t *testing.T) {
 	alg, ok := LookupAlgorithm("external")
@@ -500,7 +500,12 @@ func TestExternalBoundsDocumented(t *testing.T) {
 			t.Errorf("docs/external.md lacks %q", want)
 		}
 	}
+	if want := fmt.Sprintf("counters: at most %d, named by 1 to %d lower-case letters", maxCounters, maxCounterKeyBytes); !strings.Contains(alg.Help, want) {
+		t.Errorf("the help lacks %q", want)
+	}
 	for _, want := range []string{
+		fmt.Sprintf("at most %d counts, each named by 1 to %d lower-case letters", maxCounters, maxCounterKeyBytes),
+		fmt.Sprintf("%d KiB for the `counters` of every record", counterRecordBytes>>10),
 		fmt.Sprintf("%d KiB for the `extra` of every record", extraRecordBytes>>10),
 		fmt.Sprintf("up to %d lines, %d KiB, a line cut at %d KiB", stderrTailLines, stderrTailBytes>>10, stderrLineBytes>>10),
 		fmt.Sprintf("%d bytes for the log's own fields", stderrLogLineBytes),

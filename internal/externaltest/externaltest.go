@@ -40,7 +40,7 @@ func IsProgram(args []string) bool { return len(args) > 2 && args[1] == Arg }
 // Modes says what each mode answers. The misbehaving modes misbehave only on the items named by
 // -bad (default: every item) and answer as greedy elsewhere.
 var Modes = map[string]string{
-	"greedy":        "hcbench's greedy on the Ginkgo model built from the request (caterpillar for vectors): Newick by index whatever the request's leaf_labels, with log_likelihood, seconds and extra {pid, served, mode, ...}; -extra-keys and -extra-bytes add keys and a long string to extra",
+	"greedy":        "hcbench's greedy on the Ginkgo model built from the request (caterpillar for vectors): Newick by index whatever the request's leaf_labels, with log_likelihood, seconds and extra {pid, served, mode, ...}; -extra-keys and -extra-bytes add keys and a long string to extra, -counters the answer's counters",
 	"greedy-merges": "as greedy, answering merges",
 	"greedy-names":  "as greedy, Newick with the leaves named by names whatever the request's leaf_labels",
 	"greedy-labels": "as greedy, Newick with the leaves labelled as the request's leaf_labels asks",
@@ -111,6 +111,7 @@ func Main(args []string) int {
 	fs.IntVar(&o.extraKeys, "extra-keys", 0, "add this many keys to extra")
 	fs.IntVar(&o.extraBytes, "extra-bytes", 0, "add a string of this many bytes to extra")
 	fs.IntVar(&o.lines, "lines", 0, "stderr-flood: the lines to write")
+	fs.StringVar(&o.counters, "counters", "", `the greedy modes: answer this JSON text as counters, the string "$n" in it replaced by n (the request's number of leaves)`)
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
@@ -177,6 +178,7 @@ func Main(args []string) int {
 type options struct {
 	extraKeys, extraBytes int
 	lines                 int
+	counters              string
 }
 
 // answer returns the answer of mode to req, a line to write after it, and an exit status to
@@ -297,6 +299,9 @@ func answer(mode string, req *Request, served int, o options) (map[string]any, s
 		extra["long"] = strings.Repeat("x", o.extraBytes)
 	}
 	a["extra"] = extra
+	if o.counters != "" {
+		a["counters"] = json.RawMessage(strings.ReplaceAll(o.counters, `"$n"`, strconv.Itoa(n)))
+	}
 	switch mode {
 	case "greedy-merges":
 		a["merges"] = treeMerges(t, n, false)
