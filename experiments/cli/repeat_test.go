@@ -340,7 +340,7 @@ algorithms: [{name: sleeper, label: steady}, {name: sleeper, label: planted}]
 		}
 	}
 	code, stdout, _ := run(t, context.Background(), "compare", a, slow, "-time", "0.3")
-	if code != ExitFailure || !strings.Contains(stdout, "qcd/planted: median time rose by") || strings.Contains(stdout, "qcd/steady: median time rose") {
+	if code != ExitFailure || !strings.Contains(stdout, "qcd/planted: time (geometric mean of the items' median ratios) rose by") || strings.Contains(stdout, "qcd/steady: time") {
 		t.Errorf("compare a slow: exit %d, want 1 with a time regression of planted alone\n%s", code, stdout)
 	}
 }

@@ -135,7 +135,7 @@ func row(t *testing.T, res *Result, ds, alg string) *Row {
 
 func TestIdenticalRuns(t *testing.T) {
 	old := baseRun()
-	res := Compare(old, clone(old), Options{Thresholds: defaults})
+	res := Compare(old, clone(old), Options{TimeTest: TestPooled, Thresholds: defaults})
 	wantRegressions(t, res)
 	var order []string
 	for _, r := range res.Rows {
@@ -189,7 +189,7 @@ func TestWorseLogLikelihood(t *testing.T) {
 		r := find(t, new, key("jets", item, "greedy"))
 		r.LogLikelihood = results.Log(r.LogLikelihood.Value() - 0.5)
 	}
-	res := Compare(old, new, Options{Thresholds: defaults})
+	res := Compare(old, new, Options{TimeTest: TestPooled, Thresholds: defaults})
 	wantRegressions(t, res,
 		[]string{"jets/greedy: mean log-likelihood fell by 0.25 nats", "(-22.5 → -22.75 over 4 items; threshold 1e-06)", "over 4 items", "threshold 1e-06"},
 		[]string{"jets/greedy: mean gap to the exact MAP rose by 0.25 nats", "0.45 → 0.7", "over 4 items"})
@@ -210,7 +210,7 @@ func TestWorsePurity(t *testing.T) {
 	new := clone(old)
 	r := find(t, new, key("iris", "2", "bhc"))
 	r.Metrics[metric.DendrogramPurity] -= 0.1
-	res := Compare(old, new, Options{Thresholds: defaults})
+	res := Compare(old, new, Options{TimeTest: TestPooled, Thresholds: defaults})
 	wantRegressions(t, res, []string{"iris/bhc: mean dendrogram purity fell by 0.025 (0.835 → 0.81 over 4 items; threshold 0.001)"})
 	if out := text(t, res); !strings.Contains(out, "1 REGRESSION") {
 		t.Errorf("output lacks the row's regression:\n%s", out)
@@ -229,7 +229,7 @@ func TestNewFailure(t *testing.T) {
 	find(t, old, key("jets", "0", "bhc")).Error = "boom"
 	find(t, old, key("jets", "1", "bhc")).Error = "boom"
 	find(t, new, key("jets", "1", "bhc")).Error = "boom"
-	res := Compare(old, new, Options{Thresholds: defaults})
+	res := Compare(old, new, Options{TimeTest: TestPooled, Thresholds: defaults})
 	wantRegressions(t, res, []string{"iris/greedy: task dataset=iris|item=2|algorithm=greedy succeeded in OLD and fails in NEW: greedy: out of memory …"})
 	if g := row(t, res, "iris", "greedy"); g.Tasks != 3 || g.Quality[metric.LogLikelihood].Items != 3 {
 		t.Errorf("iris/greedy over %d tasks, %d items; want 3", g.Tasks, g.Quality[metric.LogLikelihood].Items)
@@ -283,7 +283,7 @@ func TestThresholdBoundary(t *testing.T) {
 						c.move(r, limit*f.factor)
 					}
 				}
-				res := Compare(old, new, Options{Thresholds: th})
+				res := Compare(old, new, Options{TimeTest: TestPooled, Thresholds: th})
 				if got := res.Regressions(); len(got) != f.want || f.want == 1 && !strings.Contains(got[0], "jets/"+c.label+": "+c.want) {
 					t.Errorf("moved by %g × the threshold %g: regressions %q, want %d (%s)", f.factor, limit, got, f.want, c.want)
 				}
@@ -299,7 +299,7 @@ func TestThresholdBoundary(t *testing.T) {
 					c.move(r, limit*1.001)
 				}
 			}
-			if got := Compare(old, new, Options{Thresholds: loose}).Regressions(); len(got) != 0 {
+			if got := Compare(old, new, Options{TimeTest: TestPooled, Thresholds: loose}).Regressions(); len(got) != 0 {
 				t.Errorf("regressions %q under loose thresholds", got)
 			}
 		})
@@ -359,7 +359,7 @@ func TestTime(t *testing.T) {
 				olds = scaled(1e-5)
 			}
 			old, new := timeRuns(olds, c.new)
-			res := Compare(old, new, Options{Thresholds: c.th})
+			res := Compare(old, new, Options{TimeTest: TestPooled, Thresholds: c.th})
 			if got := res.Regressions(); len(got) != c.regs {
 				t.Errorf("regressions %q, want %d", got, c.regs)
 			}
@@ -399,7 +399,7 @@ func TestTasksInOneRunAndConfigHash(t *testing.T) {
 		r.LogLikelihood = results.Log(-100)
 		new.Records = append(new.Records, r)
 	}
-	res := Compare(old, new, Options{Thresholds: defaults})
+	res := Compare(old, new, Options{TimeTest: TestPooled, Thresholds: defaults})
 	wantRegressions(t, res)
 	wantOld := []string{key("iris", "7", "trellis"), key("iris", "7", "greedy"), key("iris", "7", "bhc")}
 	wantNew := []string{key("jets", "0", "beam"), key("jets", "1", "beam"), key("jets", "2", "beam"), key("jets", "3", "beam"), key("jets", "10", "beam")}
@@ -413,7 +413,7 @@ func TestTasksInOneRunAndConfigHash(t *testing.T) {
 	if p := res.Problems(); len(p) != 1 || !strings.Contains(p[0], "3 tasks of OLD are missing from NEW ("+strings.Join(wantOld, ", ")+")") || !res.Failed() {
 		t.Errorf("problems %q, failed %v; want the 3 tasks only in OLD", p, res.Failed())
 	}
-	if allowed := Compare(old, new, Options{Thresholds: defaults, AllowMissing: true}); len(allowed.Problems()) != 0 || allowed.Failed() {
+	if allowed := Compare(old, new, Options{TimeTest: TestPooled, Thresholds: defaults, AllowMissing: true}); len(allowed.Problems()) != 0 || allowed.Failed() {
 		t.Errorf("with AllowMissing: problems %q", allowed.Problems())
 	}
 	pos := slices.IndexFunc(res.Rows, func(r Row) bool { return r.Algorithm == "beam" })
@@ -436,7 +436,7 @@ func TestTasksInOneRunAndConfigHash(t *testing.T) {
 	for _, item := range []string{"11", "12"} {
 		new.Records = append(new.Records, rec("jets", item, "beam", "beam"))
 	}
-	if out := text(t, Compare(old, new, Options{Thresholds: defaults})); !strings.Contains(out, "7 tasks only in NEW (not compared): "+strings.Join(wantNew[:4], ", ")+", "+key("jets", "10", "beam")+", … (2 more)") {
+	if out := text(t, Compare(old, new, Options{TimeTest: TestPooled, Thresholds: defaults})); !strings.Contains(out, "7 tasks only in NEW (not compared): "+strings.Join(wantNew[:4], ", ")+", "+key("jets", "10", "beam")+", … (2 more)") {
 		t.Errorf("long list not cut:\n%s", out)
 	}
 }
@@ -462,7 +462,7 @@ func TestInfiniteAndUnscored(t *testing.T) {
 			run.Records = append(run.Records, r)
 		}
 	}
-	res := Compare(old, new, Options{Thresholds: defaults})
+	res := Compare(old, new, Options{TimeTest: TestPooled, Thresholds: defaults})
 	wantRegressions(t, res, []string{"jets/greedy: log-likelihood −Inf on 1 item finite in OLD (2)"})
 	g := row(t, res, "jets", "greedy")
 	if g.Quality[metric.LogLikelihood].Items != 1 || g.Quality[metric.ExactGap].Items != 1 || math.IsNaN(g.Quality[metric.LogLikelihood].Old) {
@@ -488,7 +488,7 @@ func TestInfiniteAndUnscored(t *testing.T) {
 			find(t, run, key("jets", fmt.Sprint(item), "distance")).Error = "no model"
 		}
 	}
-	res = Compare(old, new, Options{Thresholds: defaults})
+	res = Compare(old, new, Options{TimeTest: TestPooled, Thresholds: defaults})
 	if d := row(t, res, "jets", "distance"); d.Tasks != 0 || d.FailedBoth != 3 {
 		t.Errorf("jets/distance: %d tasks, %d failed in both", d.Tasks, d.FailedBoth)
 	}
@@ -504,7 +504,7 @@ func TestUnfinishedNew(t *testing.T) {
 	new := clone(old)
 	new.Records = new.Records[:10]
 	new.Manifest.Status, new.Manifest.Finished = results.StatusInterrupted, 10
-	res := Compare(old, new, Options{Thresholds: defaults})
+	res := Compare(old, new, Options{TimeTest: TestPooled, Thresholds: defaults})
 	wantRegressions(t, res)
 	probs := res.Problems()
 	if len(probs) != 2 || !strings.Contains(probs[0], "NEW did not finish (interrupted, 10 of 24 tasks)") ||
@@ -520,10 +520,10 @@ func TestUnfinishedNew(t *testing.T) {
 	}
 	// A killed run's manifest still says 0 finished; the records say how far it got.
 	new.Manifest.Status, new.Manifest.Finished = results.StatusRunning, 0
-	if p := Compare(old, new, Options{Thresholds: defaults}).Problems(); len(p) == 0 || !strings.Contains(p[0], "(running or killed, 10 of 24 tasks)") {
+	if p := Compare(old, new, Options{TimeTest: TestPooled, Thresholds: defaults}).Problems(); len(p) == 0 || !strings.Contains(p[0], "(running or killed, 10 of 24 tasks)") {
 		t.Errorf("killed NEW: problems %q", p)
 	}
-	allowed := Compare(old, new, Options{Thresholds: defaults, AllowMissing: true})
+	allowed := Compare(old, new, Options{TimeTest: TestPooled, Thresholds: defaults, AllowMissing: true})
 	if allowed.Failed() || !strings.Contains(text(t, allowed), "note: 14 tasks only in OLD (not compared)") {
 		t.Errorf("-allow-missing: problems %q", allowed.Problems())
 	}
@@ -539,7 +539,7 @@ func TestDuplicates(t *testing.T) {
 	dup.LogLikelihood = results.Log(dup.LogLikelihood.Value() - 5)
 	new.Records = append(new.Records, dup, dup)
 	for _, allow := range []bool{false, true} {
-		res := Compare(old, new, Options{Thresholds: defaults, AllowMissing: allow})
+		res := Compare(old, new, Options{TimeTest: TestPooled, Thresholds: defaults, AllowMissing: allow})
 		wantRegressions(t, res)
 		if p := res.Problems(); len(p) != 1 || !strings.Contains(p[0], "NEW records 1 task twice ("+key("jets", "1", "greedy")+")") || !res.Failed() {
 			t.Errorf("allow %v: problems %q", allow, p)
@@ -565,7 +565,7 @@ func TestTimeNeedsSamplesAndOneMachine(t *testing.T) {
 		return out
 	}
 	old, new := timeRuns(few, slower(few))
-	res := Compare(old, new, Options{Thresholds: th})
+	res := Compare(old, new, Options{TimeTest: TestPooled, Thresholds: th})
 	if tm := res.Rows[0].Time; !tm.Significant || math.Abs(tm.P-2.0/70) > 1e-9 || res.Rows[0].TimeRegressed() || res.Rows[0].TimeWaived != "n=4 < 8" {
 		t.Errorf("n=4: time %+v, waived %q; want p = 2/70, no regression", tm, res.Rows[0].TimeWaived)
 	}
@@ -576,7 +576,7 @@ func TestTimeNeedsSamplesAndOneMachine(t *testing.T) {
 	ten := []float64{1.00, 1.08, 0.97, 1.02, 1.11, 0.95, 1.05, 0.99, 1.03, 1.07}
 	old, new = timeRuns(ten, slower(ten))
 	new.Manifest.Host = "other-box"
-	res = Compare(old, new, Options{Thresholds: th})
+	res = Compare(old, new, Options{TimeTest: TestPooled, Thresholds: th})
 	if res.Rows[0].TimeRegressed() || res.Rows[0].TimeWaived != "other machine" || len(res.Regressions()) != 0 {
 		t.Errorf("other machine: regressions %q, waived %q", res.Regressions(), res.Rows[0].TimeWaived)
 	}
@@ -585,12 +585,12 @@ func TestTimeNeedsSamplesAndOneMachine(t *testing.T) {
 	}
 	// Shards merged from two nodes: several machines in one run.
 	new.Manifest.Sessions = []results.Session{{Host: "box", CPUs: 2, Workers: 2}, {Host: "node7", CPUs: 2, Workers: 2}}
-	if res := Compare(old, new, Options{Thresholds: th}); res.Rows[0].TimeRegressed() || !strings.Contains(res.TimeNote, "several machines") {
+	if res := Compare(old, new, Options{TimeTest: TestPooled, Thresholds: th}); res.Rows[0].TimeRegressed() || !strings.Contains(res.TimeNote, "several machines") {
 		t.Errorf("merged shards: time note %q", res.TimeNote)
 	}
 
 	new.Manifest.Host, new.Manifest.Sessions = "box", nil
-	res = Compare(old, new, Options{Thresholds: th})
+	res = Compare(old, new, Options{TimeTest: TestPooled, Thresholds: th})
 	if !res.Rows[0].TimeRegressed() || len(res.Regressions()) != 1 {
 		t.Fatalf("one machine, n=10: regressions %q", res.Regressions())
 	}
@@ -602,7 +602,7 @@ func TestTimeNeedsSamplesAndOneMachine(t *testing.T) {
 	// A quality regression beside the time one: the quality line counts it alone, and the
 	// regressions list quality before time.
 	new.Records[0].LogLikelihood = results.Log(new.Records[0].LogLikelihood.Value() - 1)
-	res = Compare(old, new, Options{Thresholds: th})
+	res = Compare(old, new, Options{TimeTest: TestPooled, Thresholds: th})
 	wantRegressions(t, res, []string{"t/greedy: mean log-likelihood fell"}, []string{"t/greedy: median time rose"})
 	out := text(t, res)
 	for line := range strings.Lines(out) {
@@ -630,7 +630,7 @@ func TestTimeUsesEveryRun(t *testing.T) {
 	}
 	old, new := timeRuns(secs, secs)
 	old, new = withRuns(old, 1), withRuns(new, 1.5)
-	res := Compare(old, new, Options{Thresholds: th})
+	res := Compare(old, new, Options{TimeTest: TestPooled, Thresholds: th})
 	tm := res.Rows[0].Time
 	if tm.Tasks != 4 || tm.OldSamples != 12 || tm.NewSamples != 12 || !tm.Significant || tm.P >= 0.001 {
 		t.Errorf("time %+v; want 4 tasks, 12 samples a side, p < 0.001", tm)
@@ -649,7 +649,7 @@ func TestTimeUsesEveryRun(t *testing.T) {
 
 	// OLD from before repeats: one sample per task against NEW's three.
 	old, _ = timeRuns(secs, secs)
-	res = Compare(old, new, Options{Thresholds: th})
+	res = Compare(old, new, Options{TimeTest: TestPooled, Thresholds: th})
 	tm = res.Rows[0].Time
 	if tm.OldSamples != 4 || tm.NewSamples != 12 || !tm.Significant || res.Rows[0].TimeWaived != "n=4+12 < 8" {
 		t.Errorf("time %+v, waived %q; want 4+12 samples, significant, waived as n=4+12 < 8", tm, res.Rows[0].TimeWaived)

@@ -110,10 +110,13 @@ func TestStratifiedTime(t *testing.T) {
 	th := results.Thresholds{"time": 0.1}
 	base := []float64{0.01, 0.03, 0.1, 0.3, 1}
 	old, new := stratRuns(base, 3, 1.12)
-	pooled := Compare(old, new, Options{Thresholds: th})
+	pooled := Compare(old, new, Options{Thresholds: th, TimeTest: TestPooled})
 	strat := Compare(old, new, Options{Thresholds: th, TimeTest: TestStratified})
 	if tm := pooled.Rows[0].Time; tm.Significant || pooled.Rows[0].TimeRegressed() || tm.Test != TestPooled {
 		t.Errorf("pooled: %+v, want not significant", tm)
+	}
+	if out := text(t, pooled); !strings.Contains(out, "(pooled test)") {
+		t.Errorf("a test other than the default is not named:\n%s", out)
 	}
 	tm := strat.Rows[0].Time
 	if !tm.Significant || !strat.Rows[0].TimeRegressed() || tm.Test != TestStratified || math.Abs(tm.Effect-1.12) > 1e-12 {
@@ -123,7 +126,7 @@ func TestStratifiedTime(t *testing.T) {
 	if fs := strat.Findings(); len(fs) != 1 || fs[0].String() != "regression time t/greedy 0.101s → 0.11312s (+12.0%, p=0.000 n=15 stratified (threshold 10%))" {
 		t.Errorf("findings %q", fs)
 	}
-	if out := text(t, strat); !strings.Contains(out, "REGRESSION (slower by 12.0% > 10%) p=0.000 n=15 stratified") || !strings.Contains(out, "(stratified test)") {
+	if out := text(t, strat); !strings.Contains(out, "REGRESSION (slower by 12.0% > 10%) p=0.000 n=15 stratified") || strings.Contains(out, "(stratified test)") {
 		t.Errorf("output:\n%s", out)
 	}
 	// Alpha below the p: not significant.
