@@ -67,8 +67,8 @@ const (
 // DefaultTimeTest is the time test compare uses when Options.TimeTest is "". The stratified
 // test is the default because, measured on pairs of real nightly runs (go run
 // ./internal/gatecheck; docs/nightly.md, "How far to trust the gate"), it flagged a planted 10 %
-// slowdown about twice as often as the pooled test at a like rate of false alarms: the spread
-// between items, which the pooled test ranks together, hides a slowdown of every item.
+// slowdown more often than the pooled test in every measurement, at a like rate of false alarms:
+// the spread between items, which the pooled test ranks together, hides a slowdown of every item.
 const DefaultTimeTest = TestStratified
 
 // TimeTests are the names Options.TimeTest accepts besides "".
